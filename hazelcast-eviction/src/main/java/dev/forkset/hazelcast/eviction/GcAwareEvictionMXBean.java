@@ -1,0 +1,31 @@
+package dev.forkset.hazelcast.eviction;
+
+/** JMX view of one member's gc-aware eviction: dev.forkset.hazelcast:type=GcAwareEviction,instance=NAME. */
+public interface GcAwareEvictionMXBean {
+  /** The footprint model in use, as logged at start. */
+  String getModel();
+
+  /** Entries evicted by the size-proportional evictor. */
+  long getEvictionCount();
+
+  /** Sum of the modelled cost of the evicted entries, in bytes. */
+  long getBytesFreed();
+
+  /** New entries rejected as larger than the map's per-member limit. */
+  long getRejectedEntries();
+
+  /** Eviction pool refills. */
+  long getPoolRefills();
+
+  /** Entries sampled for refills. */
+  long getSampledEntries();
+
+  /** Operations that stopped evicting at the per-operation cap. */
+  long getCappedOperations();
+
+  /** Eviction passes handed to another partition thread. */
+  long getContinuations();
+
+  /** The settings in force. */
+  String getSettings();
+}

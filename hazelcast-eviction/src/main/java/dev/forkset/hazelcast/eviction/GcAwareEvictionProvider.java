@@ -1,0 +1,135 @@
+package dev.forkset.hazelcast.eviction;
+
+import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.internal.partition.IPartitionService;
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.logging.ILogger;
+import com.hazelcast.map.impl.EntryCostEstimator;
+import com.hazelcast.map.impl.eviction.EvictionChecker;
+import com.hazelcast.map.impl.eviction.Evictor;
+import com.hazelcast.map.impl.eviction.MapEvictionProvider;
+import com.hazelcast.map.impl.record.Record;
+import com.hazelcast.map.impl.recordstore.RecordStore;
+import com.hazelcast.spi.eviction.EvictionPolicyComparator;
+import com.hazelcast.spi.impl.NodeEngine;
+import com.hazelcast.spi.properties.HazelcastProperty;
+import java.lang.management.ManagementFactory;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+/**
+ * The module's {@link MapEvictionProvider} ({@value GcAwareEvictionConfig#PROVIDER_NAME}):
+ * {@link GcAwareEntryCostEstimator} for BINARY maps, {@link SizeProportionalEvictor} for maps
+ * with eviction, and rejection of entries larger than a map's per-member heap limit.
+ * One instance per member, made by ServiceLoader and initialised at member start.
+ */
+public final class GcAwareEvictionProvider implements MapEvictionProvider {
+  private NodeEngine nodeEngine;
+  private GcAwareEvictionConfig config;
+  private GcFootprintModel model;
+  private EvictionMetrics metrics;
+  private int entryOverhead;
+
+  @Override
+  public String name() {
+    return GcAwareEvictionConfig.PROVIDER_NAME;
+  }
+
+  @Override
+  public void init(NodeEngine nodeEngine) {
+    this.nodeEngine = nodeEngine;
+    ILogger logger = nodeEngine.getLogger(GcAwareEvictionProvider.class);
+    this.config = GcAwareEvictionConfig.read(
+        name -> nodeEngine.getProperties().getString(new HazelcastProperty(name)));
+    GcModelSelector.Selection selection = GcModelSelector.select(config, VmGc.current());
+    this.model = selection.model;
+    this.entryOverhead = config.entryOverhead >= 0 ? config.entryOverhead
+        : (model.referenceSize() == 4 ? 40 : 56);
+    if (selection.warning != null) {
+      logger.warning(selection.warning);
+    }
+    logger.info("GC footprint model: " + model.describe() + "; entry overhead " + entryOverhead
+        + " B; " + config);
+    this.metrics = new EvictionMetrics(model, config.toString());
+    try {
+      nodeEngine.getMetricsRegistry().registerStaticMetrics(metrics, "map.eviction.gcaware");
+    } catch (RuntimeException e) {
+      logger.fine("Metrics registration failed: " + e);
+    }
+    registerMBean(logger);
+  }
+
+  private void registerMBean(ILogger logger) {
+    try {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      String instance = nodeEngine.getHazelcastInstance().getName();
+      ObjectName name = new ObjectName("dev.forkset.hazelcast:type=GcAwareEviction,instance="
+          + ObjectName.quote(instance));
+      if (server.isRegistered(name)) {
+        server.unregisterMBean(name);
+      }
+      server.registerMBean(metrics, name);
+    } catch (Exception | LinkageError e) {
+      logger.fine("JMX registration failed: " + e);
+    }
+  }
+
+  public GcFootprintModel model() {
+    return model;
+  }
+
+  public EvictionMetrics metrics() {
+    return metrics;
+  }
+
+  @Override
+  public EntryCostEstimator<Data, Record> newEntryCostEstimator(RecordStore recordStore) {
+    MapConfig mapConfig = recordStore.getMapContainer().getMapConfig();
+    if (mapConfig.getInMemoryFormat() != InMemoryFormat.BINARY) {
+      return null;
+    }
+    return new GcAwareEntryCostEstimator(model, entryOverhead);
+  }
+
+  @Override
+  public Evictor newEvictor(String mapName, MapConfig mapConfig, EvictionPolicyComparator policy,
+      EvictionChecker evictionChecker, int batchSize, IPartitionService partitionService) {
+    return new SizeProportionalEvictor(mapName, policy, evictionChecker, batchSize,
+        partitionService, nodeEngine, config, metrics);
+  }
+
+  @Override
+  public void checkNewEntry(RecordStore recordStore, Data key, Object value) {
+    if (!config.rejectOversized || !(value instanceof Data)) {
+      return;
+    }
+    EvictionConfig eviction = recordStore.getMapContainer().getMapConfig().getEvictionConfig();
+    MaxSizePolicy policy = eviction.getMaxSizePolicy();
+    if (policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE) {
+      return;
+    }
+    if (eviction.getEvictionPolicy() == com.hazelcast.config.EvictionPolicy.NONE
+        && eviction.getComparator() == null && eviction.getComparatorClassName() == null) {
+      return;
+    }
+    if (!(recordStore.getStorage().getEntryCostEstimator() instanceof GcAwareEntryCostEstimator)) {
+      return;
+    }
+    GcAwareEntryCostEstimator estimator =
+        (GcAwareEntryCostEstimator) recordStore.getStorage().getEntryCostEstimator();
+    long cost = entryOverhead + estimator.dataCost(key) + estimator.dataCost((Data) value);
+    long limit = SizeProportionalEvictor.limitBytes(eviction);
+    if (cost > limit) {
+      metrics.rejected.increment();
+      throw new IllegalArgumentException("Map '" + recordStore.getName() + "': the entry needs "
+          + cost + " bytes of heap on this member (" + ((Data) value).totalSize()
+          + " serialized bytes under the " + model.kind().value + " footprint model), more than"
+          + " the map's whole per-member limit of " + limit + " bytes (" + policy + " "
+          + eviction.getSize() + "). It is rejected rather than evicting every entry or running"
+          + " out of memory. Raise the limit or store smaller values.");
+    }
+  }
+}
