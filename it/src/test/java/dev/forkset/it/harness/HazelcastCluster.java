@@ -1,0 +1,314 @@
+package dev.forkset.it.harness;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Hazelcast members, each in its own JVM with its own heap, GC and flags, on loopback only, and a
+ * client in the test JVM. Members are always reaped: by {@link #close}, by a shutdown hook of the
+ * test JVM, and by the members themselves when the test JVM dies ({@link MemberMain}). Each
+ * member's output and GC log stay in {@code it/target/members/<test>/}.
+ */
+public final class HazelcastCluster implements AutoCloseable {
+  /** How long a member may take to start. */
+  private static final long START_TIMEOUT_MS = 120_000;
+  /** Ports reserved per cluster beyond the member count, for members added later. */
+  private static final int SPARE_PORTS = 3;
+
+  private static final Set<MemberProcess> LIVE = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(MemberProcess::reap),
+        "forkset-reap-members"));
+  }
+
+  private final Builder spec;
+  private final String clusterName;
+  private final int basePort;
+  private final Path dir;
+  private final Path configFile;
+  private final List<MemberProcess> members = new ArrayList<>();
+  private HazelcastInstance client;
+
+  private HazelcastCluster(Builder spec) throws IOException {
+    this.spec = spec;
+    this.clusterName = spec.testName + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    this.basePort = freePortRange(spec.members + SPARE_PORTS);
+    String root = System.getProperty("forkset.members.dir", "target/members");
+    this.dir = Paths.get(root, spec.testName);
+    Files.createDirectories(dir);
+    this.configFile = dir.resolve("hazelcast-" + spec.flavor.name().toLowerCase() + ".yaml");
+    Files.write(configFile, yaml().getBytes(StandardCharsets.UTF_8));
+  }
+
+  public static Builder builder(String testName) {
+    return new Builder(testName);
+  }
+
+  /** Settings of a cluster; every member gets the same ones. */
+  public static final class Builder {
+    private final String testName;
+    private int members = 1;
+    private Flavor flavor = Flavor.CUSTOM;
+    private String heap = "256m";
+    private final List<String> jvmArgs = new ArrayList<>();
+    private Path javaHome = Paths.get(System.getProperty("java.home"));
+    private String config = "";
+    private final Map<String, String> systemProperties = new LinkedHashMap<>();
+
+    private Builder(String testName) {
+      this.testName = testName.replaceAll("[^A-Za-z0-9_.-]", "_");
+    }
+
+    public Builder members(int n) {
+      this.members = n;
+      return this;
+    }
+
+    public Builder flavor(Flavor f) {
+      this.flavor = f;
+      return this;
+    }
+
+    /** -Xms and -Xmx of every member, such as "256m". */
+    public Builder heap(String h) {
+      this.heap = h;
+      return this;
+    }
+
+    public Builder jvmArgs(String... args) {
+      jvmArgs.addAll(Arrays.asList(args));
+      return this;
+    }
+
+    public Builder javaHome(Path home) {
+      this.javaHome = home;
+      return this;
+    }
+
+    /**
+     * YAML for hazelcast.yaml: either a full "hazelcast:" document or the lines that go under it
+     * (map:, properties:, ...). Do not set cluster-name or network: the harness owns them.
+     */
+    public Builder config(String yaml) {
+      this.config = yaml == null ? "" : yaml;
+      return this;
+    }
+
+    public Builder systemProperty(String key, String value) {
+      systemProperties.put(key, value);
+      return this;
+    }
+
+    public HazelcastCluster start() throws Exception {
+      HazelcastCluster cluster = new HazelcastCluster(this);
+      boolean ok = false;
+      try {
+        for (int i = 0; i < members; i++) {
+          cluster.launch();
+        }
+        for (MemberProcess m : cluster.members) {
+          cluster.awaitStarted(m);
+        }
+        ok = true;
+        return cluster;
+      } finally {
+        if (!ok) {
+          cluster.close();
+        }
+      }
+    }
+  }
+
+  /** Starts one more member with the same settings (after a kill, say) and waits for it. */
+  public MemberProcess addMember() throws Exception {
+    MemberProcess m = launch();
+    awaitStarted(m);
+    return m;
+  }
+
+  public MemberProcess member(int i) {
+    return members.get(i);
+  }
+
+  public List<MemberProcess> members() {
+    return Collections.unmodifiableList(members);
+  }
+
+  public String clusterName() {
+    return clusterName;
+  }
+
+  /** A client connected over loopback to the members of this cluster. */
+  public synchronized HazelcastInstance client() {
+    if (client == null) {
+      ClientConfig config = new ClientConfig();
+      config.setClusterName(clusterName);
+      config.setProperty("hazelcast.phone.home.enabled", "false");
+      for (int p = basePort; p < basePort + spec.members + SPARE_PORTS; p++) {
+        config.getNetworkConfig().addAddress("127.0.0.1:" + p);
+      }
+      config.getConnectionStrategyConfig().getConnectionRetryConfig().setClusterConnectTimeoutMillis(60_000);
+      client = HazelcastClient.newHazelcastClient(config);
+    }
+    return client;
+  }
+
+  /** Fails with the name, exit code and log tail of every member that is not alive. */
+  public void assertAllAlive() {
+    StringBuilder dead = new StringBuilder();
+    for (MemberProcess m : members) {
+      try {
+        m.assertAlive();
+      } catch (AssertionError e) {
+        dead.append(e.getMessage()).append("\n");
+      }
+    }
+    if (dead.length() > 0) {
+      throw new AssertionError("Hazelcast member(s) died in " + spec.testName + ":\n" + dead);
+    }
+  }
+
+  private MemberProcess launch() throws IOException {
+    String name = "member-" + (members.size() + 1) + "-" + spec.flavor.name().toLowerCase();
+    Path log = dir.resolve(name + ".log");
+    Path gcLog = dir.resolve(name + "-gc.log");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(spec.javaHome.resolve("bin").resolve("java").toString());
+    cmd.add("-Xms" + spec.heap);
+    cmd.add("-Xmx" + spec.heap);
+    cmd.add("-XX:+ExitOnOutOfMemoryError");
+    cmd.add("-Xlog:gc*:file=" + gcLog + ":uptime,level,tags");
+    cmd.addAll(spec.jvmArgs);
+    cmd.addAll(Arrays.asList(
+        "--add-modules", "java.se",
+        "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+        "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+    cmd.add("-Djava.net.preferIPv4Stack=true");
+    cmd.add("-Dhazelcast.config=" + configFile.toAbsolutePath());
+    cmd.add("-Dhazelcast.phone.home.enabled=false");
+    cmd.add("-Dhazelcast.shutdownhook.policy=GRACEFUL");
+    cmd.add("-Dhazelcast.logging.type=jdk");
+    for (Map.Entry<String, String> e : spec.systemProperties.entrySet()) {
+      cmd.add("-D" + e.getKey() + "=" + e.getValue());
+    }
+    List<Path> cp = new ArrayList<>(Arrays.asList(spec.flavor.jars()));
+    cp.add(Paths.get(System.getProperty("forkset.harness.classes", "target/test-classes")));
+    cmd.add("-cp");
+    cmd.add(ForksetJars.classPath(cp.toArray(new Path[0])));
+    cmd.add(MemberMain.class.getName());
+    Files.write(log, ("$ " + String.join(" ", cmd) + "\n").getBytes(StandardCharsets.UTF_8));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    MemberProcess m = new MemberProcess(name, pb.start(), log, gcLog);
+    LIVE.add(m);
+    members.add(m);
+    return m;
+  }
+
+  private void awaitStarted(MemberProcess m) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+    while (System.currentTimeMillis() < deadline) {
+      m.assertAlive();
+      if (m.logText().contains(" is STARTED")) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError(m.name() + " did not start in " + START_TIMEOUT_MS + " ms\n"
+        + m.logTail(40));
+  }
+
+  private String yaml() {
+    String user = spec.config.trim().isEmpty() ? "" : spec.config.replace("\r\n", "\n");
+    if (user.startsWith("hazelcast:")) {
+      user = user.substring(user.indexOf('\n') + 1);
+    } else if (!user.isEmpty() && !Character.isWhitespace(user.charAt(0))) {
+      user = "  " + user.replace("\n", "\n  ");
+    }
+    int last = basePort + spec.members + SPARE_PORTS - 1;
+    return "hazelcast:\n"
+        + "  cluster-name: " + clusterName + "\n"
+        + "  network:\n"
+        + "    port:\n"
+        + "      auto-increment: true\n"
+        + "      port-count: " + (spec.members + SPARE_PORTS) + "\n"
+        + "      port: " + basePort + "\n"
+        + "    interfaces:\n"
+        + "      enabled: true\n"
+        + "      interfaces:\n"
+        + "        - 127.0.0.1\n"
+        + "    join:\n"
+        + "      auto-detection:\n"
+        + "        enabled: false\n"
+        + "      multicast:\n"
+        + "        enabled: false\n"
+        + "      tcp-ip:\n"
+        + "        enabled: true\n"
+        + "        member-list:\n"
+        + memberList(last)
+        + user + (user.endsWith("\n") || user.isEmpty() ? "" : "\n");
+  }
+
+  private String memberList(int last) {
+    StringBuilder sb = new StringBuilder();
+    for (int p = basePort; p <= last; p++) {
+      sb.append("          - 127.0.0.1:").append(p).append("\n");
+    }
+    return sb.toString();
+  }
+
+  private static int freePortRange(int count) throws IOException {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int base = 20_000 + ThreadLocalRandom.current().nextInt(30_000);
+      boolean free = true;
+      for (int p = base; p < base + count && free; p++) {
+        try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
+          s.setReuseAddress(true);
+        } catch (IOException e) {
+          free = false;
+        }
+      }
+      if (free) {
+        return base;
+      }
+    }
+    throw new IOException("No range of " + count + " free loopback ports found");
+  }
+
+  @Override
+  public void close() {
+    if (client != null) {
+      try {
+        client.shutdown();
+      } catch (RuntimeException ignored) {
+        // members may be gone already
+      }
+      client = null;
+    }
+    for (MemberProcess m : members) {
+      m.reap();
+      LIVE.remove(m);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package dev.forkset.it.harness;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/** One Hazelcast member running in its own JVM. */
+public final class MemberProcess {
+  private final String name;
+  private final Process process;
+  private final OutputStream stdin; // kept open: closing it (or our death) halts the member
+  private final Path log;
+  private final Path gcLog;
+  private JMXConnector jmx;
+
+  MemberProcess(String name, Process process, Path log, Path gcLog) {
+    this.name = name;
+    this.process = process;
+    this.stdin = process.getOutputStream();
+    this.log = log;
+    this.gcLog = gcLog;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  public Path logFile() {
+    return log;
+  }
+
+  public Path gcLogFile() {
+    return gcLog;
+  }
+
+  /** True when the member's log shows an OutOfMemoryError. */
+  public boolean sawOutOfMemoryError() {
+    return logText().contains("java.lang.OutOfMemoryError");
+  }
+
+  /** Kills the member at once (SIGKILL): no migration, no shutdown hooks. */
+  public void kill() throws InterruptedException {
+    closeJmx();
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Graceful shutdown (SIGTERM; members run with hazelcast.shutdownhook.policy=GRACEFUL so their
+   * partitions migrate first). Returns the exit code; fails if the member does not stop in time.
+   */
+  public int shutdownGracefully(Duration timeout) throws InterruptedException {
+    closeJmx();
+    process.destroy();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError(name + " did not finish a graceful shutdown in " + timeout
+          + "\n" + logTail(40));
+    }
+    return process.exitValue();
+  }
+
+  /** A JMX connection to the member, through the attach API (no port is opened). */
+  public synchronized MBeanServerConnection jmx() throws IOException {
+    if (jmx == null) {
+      try {
+        com.sun.tools.attach.VirtualMachine vm =
+            com.sun.tools.attach.VirtualMachine.attach(Long.toString(pid()));
+        try {
+          jmx = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
+        } finally {
+          vm.detach();
+        }
+      } catch (com.sun.tools.attach.AttachNotSupportedException e) {
+        throw new IOException("Cannot attach to " + name + " (pid " + pid() + ")", e);
+      }
+    }
+    return jmx.getMBeanServerConnection();
+  }
+
+  /** Runs a full GC in the member (System.gc through JMX) and returns the heap then used. */
+  public long heapUsedAfterFullGc() throws Exception {
+    MBeanServerConnection c = jmx();
+    ObjectName memory = new ObjectName("java.lang:type=Memory");
+    c.invoke(memory, "gc", null, null);
+    CompositeData usage = (CompositeData) c.getAttribute(memory, "HeapMemoryUsage");
+    return (Long) usage.get("used");
+  }
+
+  public String logText() {
+    try {
+      return Files.exists(log) ? new String(Files.readAllBytes(log), StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      return "<cannot read " + log + ": " + e + ">";
+    }
+  }
+
+  /** The last {@code lines} lines of the member's log, headed by its name and log path. */
+  public String logTail(int lines) {
+    List<String> all = List.of(logText().split("\n"));
+    List<String> tail = all.subList(Math.max(0, all.size() - lines), all.size());
+    return "---- last " + tail.size() + " lines of " + log + " ----\n" + String.join("\n", tail);
+  }
+
+  /** Throws an AssertionError describing the member's death, if it died. */
+  public void assertAlive() {
+    if (!process.isAlive()) {
+      throw new AssertionError(name + " (pid " + pid() + ") died with exit code "
+          + process.exitValue() + (sawOutOfMemoryError() ? " after an OutOfMemoryError" : "")
+          + "\n" + logTail(40));
+    }
+  }
+
+  void closeJmx() {
+    if (jmx != null) {
+      try {
+        jmx.close();
+      } catch (IOException ignored) {
+        // the member may already be gone
+      }
+      jmx = null;
+    }
+  }
+
+  void reap() {
+    closeJmx();
+    try {
+      stdin.close();
+    } catch (IOException ignored) {
+      // already closed
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(20, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
