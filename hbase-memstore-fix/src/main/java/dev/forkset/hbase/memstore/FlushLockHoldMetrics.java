@@ -23,6 +23,8 @@ public final class FlushLockHoldMetrics {
   public static final String CELLS = "flushSnapshotCells";
   /** Counter: sum of all hold times, in microseconds (exact; the histogram's mean is not). */
   public static final String HELD_TOTAL_US = "flushUpdatesLockHeldTotalUs";
+  /** Counter: sum of all cells snapshotted under the lock. */
+  public static final String CELLS_TOTAL = "flushSnapshotCellsTotal";
   /** Counter: flushes that held the lock longer than the WARN threshold. */
   public static final String OVER_THRESHOLD = "flushUpdatesLockHeldOverThreshold";
 
@@ -34,12 +36,14 @@ public final class FlushLockHoldMetrics {
   private final Histogram heldUs;
   private final Histogram cells;
   private final Counter heldTotalUs;
+  private final Counter cellsTotal;
   private final Counter overThreshold;
 
   private FlushLockHoldMetrics(MetricRegistry registry) {
     this.heldUs = registry.histogram(HELD_US);
     this.cells = registry.histogram(CELLS);
     this.heldTotalUs = registry.counter(HELD_TOTAL_US);
+    this.cellsTotal = registry.counter(CELLS_TOTAL);
     this.overThreshold = registry.counter(OVER_THRESHOLD);
   }
 
@@ -54,6 +58,7 @@ public final class FlushLockHoldMetrics {
     heldUs.update(us);
     cells.update(cellsSnapshotted);
     heldTotalUs.increment(us);
+    cellsTotal.increment(cellsSnapshotted);
     if (overThreshold) {
       this.overThreshold.increment();
     }
