@@ -18,10 +18,23 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder continuations = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
+  private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
 
-  EvictionMetrics(GcFootprintModel model, String settings) {
+  EvictionMetrics(GcFootprintModel model, String settings,
+      java.util.function.ToLongBiFunction<String, Boolean> mapView) {
     this.model = model;
     this.settings = settings;
+    this.mapView = mapView;
+  }
+
+  @Override
+  public long mapCost(String mapName) {
+    return mapView.applyAsLong(mapName, Boolean.TRUE);
+  }
+
+  @Override
+  public long mapEntries(String mapName) {
+    return mapView.applyAsLong(mapName, Boolean.FALSE);
   }
 
   @Probe(name = "evictionCount")

@@ -26,6 +26,12 @@ public interface GcAwareEvictionMXBean {
   /** Eviction passes handed to another partition thread. */
   long getContinuations();
 
+  /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
+  long mapCost(String mapName);
+
+  /** Entries of the map's record stores (primary and backup) on this member. */
+  long mapEntries(String mapName);
+
   /** The settings in force. */
   String getSettings();
 }

@@ -53,7 +53,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     }
     logger.info("GC footprint model: " + model.describe() + "; entry overhead " + entryOverhead
         + " B; " + config);
-    this.metrics = new EvictionMetrics(model, config.toString());
+    this.metrics = new EvictionMetrics(model, config.toString(), this::mapView);
     try {
       nodeEngine.getMetricsRegistry().registerStaticMetrics(metrics, "map.eviction.gcaware");
     } catch (RuntimeException e) {
@@ -75,6 +75,21 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     } catch (Exception | LinkageError e) {
       logger.fine("JMX registration failed: " + e);
     }
+  }
+
+  private long mapView(String mapName, boolean cost) {
+    com.hazelcast.map.impl.MapService service =
+        nodeEngine.getService(com.hazelcast.map.impl.MapService.SERVICE_NAME);
+    com.hazelcast.map.impl.MapServiceContext context = service.getMapServiceContext();
+    long sum = 0;
+    int partitions = nodeEngine.getPartitionService().getPartitionCount();
+    for (int pid = 0; pid < partitions; pid++) {
+      RecordStore store = context.getPartitionContainer(pid).getExistingRecordStore(mapName);
+      if (store != null) {
+        sum += cost ? store.getOwnedEntryCost() : store.size();
+      }
+    }
+    return sum;
   }
 
   public GcFootprintModel model() {
