@@ -10,17 +10,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipFile;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
-import org.apache.maven.project.MavenProject;
-import org.eclipse.aether.RepositorySystem;
-import org.eclipse.aether.RepositorySystemSession;
-import org.eclipse.aether.repository.RemoteRepository;
 
 /**
  * Applies the line's series strictly to the upstream sources jar. Patched main sources go to a
@@ -28,19 +22,10 @@ import org.eclipse.aether.repository.RemoteRepository;
  * the list of applied patches and replaced compilation units to {@code target/series/}.
  */
 @Mojo(name = "apply", defaultPhase = LifecyclePhase.GENERATE_SOURCES, threadSafe = true)
-public class ApplySeriesMojo extends AbstractMojo {
+public class ApplySeriesMojo extends AbstractSeriesMojo {
   /** The line directory: holds {@code series} and the patches it names. */
   @Parameter(defaultValue = "${project.basedir}", required = true)
   private File seriesDirectory;
-
-  @Parameter(property = "upstream.groupId", required = true)
-  private String upstreamGroupId;
-
-  @Parameter(property = "upstream.artifactId", required = true)
-  private String upstreamArtifactId;
-
-  @Parameter(property = "upstream.version", required = true)
-  private String upstreamVersion;
 
   /** Upstream repository folder of the artifact's main Java sources, e.g. hbase-server/src/main/java/. */
   @Parameter(required = true)
@@ -60,27 +45,8 @@ public class ApplySeriesMojo extends AbstractMojo {
   @Parameter(defaultValue = "${project.build.directory}/generated-test-sources/series", required = true)
   private File testOutput;
 
-  @Parameter(defaultValue = "${project.build.directory}/series", required = true)
-  private File stateDirectory;
-
-  @Parameter(defaultValue = "${project}", readonly = true)
-  private MavenProject project;
-
-  @Parameter(defaultValue = "${repositorySystemSession}", readonly = true)
-  private RepositorySystemSession repoSession;
-
-  @Parameter(defaultValue = "${project.remoteProjectRepositories}", readonly = true)
-  private List<RemoteRepository> remoteRepos;
-
-  @Component
-  private RepositorySystem repoSystem;
-
   @Override
-  public void execute() throws MojoExecutionException, MojoFailureException {
-    if ("pom".equals(project.getPackaging())) {
-      getLog().debug("No series in a pom-packaged project; skipped");
-      return;
-    }
+  protected void run() throws MojoExecutionException, MojoFailureException {
     String line = upstreamArtifactId + " " + upstreamVersion;
     Series series;
     try {
@@ -94,8 +60,7 @@ public class ApplySeriesMojo extends AbstractMojo {
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot read the series in " + seriesDirectory, e);
     }
-    File sourcesJar = UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos,
-        upstreamGroupId, upstreamArtifactId, "sources", upstreamVersion, "sources jar");
+    File sourcesJar = resolveUpstream("sources", "sources jar");
     Series.Result result;
     try (ZipFile jar = new ZipFile(sourcesJar)) {
       result = series.apply(jar, mainRoot, testRoot);

@@ -20,17 +20,11 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
-import org.apache.maven.project.MavenProject;
-import org.eclipse.aether.RepositorySystem;
-import org.eclipse.aether.RepositorySystemSession;
-import org.eclipse.aether.repository.RemoteRepository;
 
 /**
  * Builds the custom server jar: a copy of the upstream jar in which every class of a patched
@@ -39,26 +33,14 @@ import org.eclipse.aether.repository.RemoteRepository;
  * module's artifact and is copied to the distribution folder.
  */
 @Mojo(name = "overlay", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
-public class OverlayMojo extends AbstractMojo {
+public class OverlayMojo extends AbstractSeriesMojo {
   /** Manifest attribute listing the applied patches in series order. */
   public static final String PATCHES_ATTRIBUTE = "Forkset-Patches";
   /** Manifest attribute naming the upstream artifact the jar was built from. */
   public static final String UPSTREAM_ATTRIBUTE = "Forkset-Upstream";
 
-  @Parameter(property = "upstream.groupId", required = true)
-  private String upstreamGroupId;
-
-  @Parameter(property = "upstream.artifactId", required = true)
-  private String upstreamArtifactId;
-
-  @Parameter(property = "upstream.version", required = true)
-  private String upstreamVersion;
-
   @Parameter(defaultValue = "${project.build.outputDirectory}", required = true)
   private File classesDirectory;
-
-  @Parameter(defaultValue = "${project.build.directory}/series", required = true)
-  private File stateDirectory;
 
   @Parameter(defaultValue = "${project.build.directory}/${project.artifactId}-${project.version}.jar",
       required = true)
@@ -68,26 +50,9 @@ public class OverlayMojo extends AbstractMojo {
   @Parameter
   private File distDirectory;
 
-  @Parameter(defaultValue = "${project}", readonly = true)
-  private MavenProject project;
-
-  @Parameter(defaultValue = "${repositorySystemSession}", readonly = true)
-  private RepositorySystemSession repoSession;
-
-  @Parameter(defaultValue = "${project.remoteProjectRepositories}", readonly = true)
-  private List<RemoteRepository> remoteRepos;
-
-  @Component
-  private RepositorySystem repoSystem;
-
   @Override
-  public void execute() throws MojoExecutionException, MojoFailureException {
-    if ("pom".equals(project.getPackaging())) {
-      getLog().debug("No series in a pom-packaged project; skipped");
-      return;
-    }
-    File upstreamJar = UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos,
-        upstreamGroupId, upstreamArtifactId, "", upstreamVersion, "jar");
+  protected void run() throws MojoExecutionException, MojoFailureException {
+    File upstreamJar = resolveUpstream("", "jar");
     try {
       List<String> units = Files.readAllLines(stateDirectory.toPath().resolve("units.txt"));
       List<String> applied = Files.readAllLines(stateDirectory.toPath().resolve("applied.txt"));
