@@ -1,0 +1,143 @@
+package dev.forkset.it.hazelcast;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import com.hazelcast.map.IMap;
+import dev.forkset.it.harness.Flavor;
+import dev.forkset.it.harness.HazelcastCluster;
+import dev.forkset.it.harness.MemberProcess;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.Test;
+
+/**
+ * Issue points 5d and 5e: losing a member of three (backup-count 1) with the custom jar and
+ * module, next to the same run on stock.
+ */
+public class MemberLossIT {
+  private static final long MB = 1 << 20;
+
+  /**
+   * 5d: mixed sizes from 1 KB to 16 MB (log-uniform) for a bounded time, then kill -9 one
+   * member. The data is kept at most at the survivors' limit (two members hold all of it after
+   * the kill), so no eviction may remove anything: every key present before the kill must be
+   * present after it, and no member may run out of memory.
+   */
+  @Test
+  public void mixedSizesThenKillOneMember() throws Exception {
+    String stock = killRun(Flavor.STOCK, false);
+    String custom = killRun(Flavor.CUSTOM, true);
+    System.out.println("[5d] stock:  " + stock);
+    System.out.println("[5d] custom: " + custom);
+  }
+
+  private String killRun(Flavor flavor, boolean strict) throws Exception {
+    int limitMb = 80;
+    long modelledTarget = 64 * MB;
+    String config = SeedScenarios.usedHeapMap("mixed", limitMb, 1, "");
+    try (HazelcastCluster cluster = HazelcastCluster.builder("5d-" + flavor.name().toLowerCase())
+        .members(3).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config).start()) {
+      IMap<Integer, byte[]> map = cluster.client().getMap("mixed");
+      Random random = new Random(42);
+      long modelled = 0;
+      int puts = 0;
+      long deadline = System.currentTimeMillis() + 20_000;
+      while (modelled < modelledTarget && System.currentTimeMillis() < deadline) {
+        int size = (int) Math.min(16 * MB, Math.round(Math.pow(2, 10 + random.nextDouble() * 14)));
+        map.put(puts++, new byte[size]);
+        // G1 with 1 MB regions (256 MB heap): humongous above 512 KB, whole regions.
+        modelled += size > MB / 2 ? ((size + 16 + MB - 1) / MB) * MB : size + 200;
+      }
+      cluster.assertAllAlive();
+      Set<Integer> before = new HashSet<>(map.keySet());
+      cluster.member(2).kill();
+      Thread.sleep(3000);
+      Map<Integer, byte[]> after = map.getAll(before);
+      Set<Integer> lost = new HashSet<>(before);
+      lost.removeAll(after.keySet());
+      boolean oome = false;
+      for (int i = 0; i < 2; i++) {
+        MemberProcess m = cluster.member(i);
+        oome |= m.sawOutOfMemoryError() || !m.isAlive();
+      }
+      String result = puts + " puts (" + (modelled / MB) + " MB modelled), " + before.size()
+          + " keys before the kill, " + lost.size() + " lost, survivors "
+          + (oome ? "DIED/OOME" : "alive");
+      if (strict) {
+        cluster.member(0).assertAlive();
+        cluster.member(1).assertAlive();
+        assertFalse(cluster.member(0).sawOutOfMemoryError() || cluster.member(1).sawOutOfMemoryError());
+        assertEquals("keys lost by the kill: " + lost, 0, lost.size());
+      }
+      return result;
+    }
+  }
+
+  /**
+   * 5e (seed scenario 2): three members filled to the limit, graceful shutdown of one: its
+   * partitions migrate to the two others, which must evict while receiving and stay alive.
+   */
+  @Test
+  public void gracefulShutdownOfAFullMember() throws Exception {
+    String stock = shutdownRun(Flavor.STOCK, false);
+    String custom = shutdownRun(Flavor.CUSTOM, true);
+    System.out.println("[5e] stock:  " + stock);
+    System.out.println("[5e] custom: " + custom);
+  }
+
+  private String shutdownRun(Flavor flavor, boolean strict) throws Exception {
+    int limitMb = 100;
+    String config = SeedScenarios.usedHeapMap("full", limitMb, 1, "");
+    try (HazelcastCluster cluster = HazelcastCluster.builder("5e-" + flavor.name().toLowerCase())
+        .members(3).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config).start()) {
+      IMap<Integer, byte[]> map = cluster.client().getMap("full");
+      Random random = new Random(7);
+      // 3 x 100 MB limit with backups holds ~150 MB of primaries; write 200 MB.
+      long written = 0;
+      int puts = 0;
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (written < 200 * MB && System.currentTimeMillis() < deadline) {
+        int size = 10_000 + random.nextInt(1_000_000);
+        map.put(puts++, new byte[size]);
+        written += size;
+      }
+      cluster.assertAllAlive();
+      // SIGTERM through the process handle: MemberProcess.shutdownGracefully() uses
+      // Process.destroy(), which also closes the member's stdin pipe, and MemberMain's watchdog
+      // then halts the member (exit 97) before its graceful shutdown can run.
+      MemberProcess leaving = cluster.member(2);
+      ProcessHandle.of(leaving.pid()).ifPresent(ProcessHandle::destroy);
+      long until = System.currentTimeMillis() + 90_000;
+      while (leaving.isAlive() && System.currentTimeMillis() < until) {
+        Thread.sleep(100);
+      }
+      // The leaving member's own JUL output stops when the JVM's LogManager resets in shutdown;
+      // the master logs that the shutdown request was handled once the member's partitions
+      // have migrated away.
+      boolean completed = !leaving.isAlive()
+          && (cluster.member(0).logText() + cluster.member(1).logText()).matches(
+              "(?s).*Shutdown request of Member [^\\n]* is handled.*");
+      String shutdown = completed ? "graceful shutdown completed" : "graceful shutdown did not complete";
+      Thread.sleep(2000);
+      boolean survivorsOk = cluster.member(0).isAlive() && cluster.member(1).isAlive()
+          && !cluster.member(0).sawOutOfMemoryError() && !cluster.member(1).sawOutOfMemoryError()
+          && !cluster.member(2).sawOutOfMemoryError();
+      String result = puts + " puts (" + (written / MB) + " MB), " + shutdown + ", "
+          + (survivorsOk ? "no OutOfMemoryError, survivors alive" : "OutOfMemoryError or a dead member")
+          + ", " + (survivorsOk ? map.size() + " entries after" : "");
+      if (strict) {
+        assertFalse("the leaving member ran out of memory", cluster.member(2).sawOutOfMemoryError());
+        cluster.member(0).assertAlive();
+        cluster.member(1).assertAlive();
+        assertFalse(cluster.member(0).sawOutOfMemoryError() || cluster.member(1).sawOutOfMemoryError());
+        assertTrue(shutdown + "\n" + leaving.logTail(30), completed);
+      }
+      return result;
+    }
+  }
+}
