@@ -4,71 +4,75 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Turns the JMH CSV of {@link SnapshotBench} into a Markdown table and a PNG chart.
- * Arguments: csv file, Markdown output, PNG output.
+ * Turns the JMH JSON of {@link SnapshotBench} into a Markdown table (median, mean with its error,
+ * min and max of the single shots) and a PNG chart of the medians. Single shots have outliers (a GC
+ * or a descheduled thread inside one shot), so the median is the figure to read.
+ * Arguments: JSON file, Markdown output, PNG output.
  */
 public final class SnapshotBenchReport {
+  private static final String[] SIZES = {"10000", "100000", "1000000"};
+  private static final String[] JARS = {"stock", "fixed"};
+
   private SnapshotBenchReport() {}
 
   public static void main(String[] args) throws IOException {
-    List<String> lines = Files.readAllLines(new File(args[0]).toPath(), StandardCharsets.UTF_8);
-    String[] sizes = {"10000", "100000", "1000000"};
-    String[] jars = {"stock", "fixed"};
-    double[][] score = new double[2][3];
-    double[][] error = new double[2][3];
-    List<String> header = split(lines.get(0));
-    int iScore = header.indexOf("Score");
-    int iError = header.indexOf("Score Error (99.9%)");
-    int iCells = header.indexOf("Param: cells");
-    int iJar = header.indexOf("Param: jar");
-    for (String line : lines.subList(1, lines.size())) {
-      List<String> f = split(line);
-      if (f.size() <= iJar) {
-        continue;
-      }
-      int j = f.get(iJar).equals("stock") ? 0 : 1;
-      int s = java.util.Arrays.asList(sizes).indexOf(f.get(iCells));
-      score[j][s] = Double.parseDouble(f.get(iScore));
-      error[j][s] = f.get(iError).isEmpty() || f.get(iError).equals("NaN") ? 0
-          : Double.parseDouble(f.get(iError));
+    String json = new String(Files.readAllBytes(new File(args[0]).toPath()),
+        StandardCharsets.UTF_8);
+    // [jar][size] -> {median, mean, error, min, max}
+    double[][][] v = new double[JARS.length][SIZES.length][];
+    String[] runs = json.split("\"benchmark\"\\s*:");
+    for (String run : Arrays.asList(runs).subList(1, runs.length)) {
+      int j = Arrays.asList(JARS).indexOf(str(run, "jar"));
+      int s = Arrays.asList(SIZES).indexOf(str(run, "cells"));
+      v[j][s] = new double[] {num(run, "50.0"), num(run, "score"), num(run, "scoreError"),
+          num(run, "0.0"), num(run, "100.0")};
     }
     StringBuilder md = new StringBuilder();
-    md.append("| cells | stock 2.1.2 DefaultMemStore (us) | fixed CellCountingMemStore (us) |\n");
+    md.append("| cells | stock 2.1.2 DefaultMemStore: median (mean ± err, min-max) us |"
+        + " fixed CellCountingMemStore: median (mean ± err, min-max) us |\n");
     md.append("|---:|---:|---:|\n");
-    for (int s = 0; s < sizes.length; s++) {
-      md.append(String.format(Locale.ROOT, "| %,d | %.1f ± %.1f | %.1f ± %.1f |%n",
-          Integer.parseInt(sizes[s]), score[0][s], error[0][s], score[1][s], error[1][s]));
+    double[][] chart = new double[JARS.length][SIZES.length];
+    for (int s = 0; s < SIZES.length; s++) {
+      md.append(String.format(Locale.ROOT, "| %,d", Integer.parseInt(SIZES[s])));
+      for (int j = 0; j < JARS.length; j++) {
+        double[] x = v[j][s];
+        chart[j][s] = x[0];
+        md.append(String.format(Locale.ROOT, " | **%.0f** (%.0f ± %.0f, %.0f-%.0f)", x[0], x[1],
+            x[2], x[3], x[4]));
+      }
+      md.append(" |\n");
     }
     md.append("\nJVM: ").append(System.getProperty("java.vm.name")).append(' ')
         .append(System.getProperty("java.version")).append('\n');
     Files.write(new File(args[1]).toPath(), md.toString().getBytes(StandardCharsets.UTF_8));
     System.out.print(md);
     BarChart.write(new File(args[2]), "HBase 2.1.2 memstore snapshot() time, JDK "
-        + System.getProperty("java.specification.version") + " (JMH single shot, mean)",
+        + System.getProperty("java.specification.version") + " (JMH single shot, median)",
         "microseconds", new String[] {"10^4 cells", "10^5 cells", "10^6 cells"},
-        new String[] {"stock DefaultMemStore", "fixed CellCountingMemStore"}, score);
+        new String[] {"stock DefaultMemStore", "fixed CellCountingMemStore"}, chart);
   }
 
-  private static List<String> split(String csvLine) {
-    List<String> out = new ArrayList<>();
-    StringBuilder cur = new StringBuilder();
-    boolean quoted = false;
-    for (char c : csvLine.toCharArray()) {
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        out.add(cur.toString());
-        cur.setLength(0);
-      } else {
-        cur.append(c);
-      }
+  private static String str(String run, String key) {
+    Matcher m = Pattern.compile("\"" + Pattern.quote(key) + "\"\\s*:\\s*\"([^\"]*)\"")
+        .matcher(run);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no " + key + " in JMH result");
     }
-    out.add(cur.toString());
-    return out;
+    return m.group(1);
+  }
+
+  private static double num(String run, String key) {
+    Matcher m = Pattern.compile("\"" + Pattern.quote(key) + "\"\\s*:\\s*([-+0-9.eE]+|\"NaN\")")
+        .matcher(run);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no " + key + " in JMH result");
+    }
+    return m.group(1).contains("NaN") ? Double.NaN : Double.parseDouble(m.group(1));
   }
 }
