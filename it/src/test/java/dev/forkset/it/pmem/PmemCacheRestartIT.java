@@ -70,6 +70,11 @@ public class PmemCacheRestartIT {
     if (hbase != null) {
       hbase.close();
     }
+    if (dir != null) {
+      try (java.util.stream.Stream<java.nio.file.Path> files = Files.walk(dir.toPath())) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
   }
 
   /** Points the next RegionServer at the cache files and persistence file of a flavor. */
