@@ -105,6 +105,9 @@ public class FlushLockHoldIT {
     long totalUs = num(before, FlushLockHoldMetrics.HELD_TOTAL_US);
     long totalCells = num(before, FlushLockHoldMetrics.CELLS_TOTAL);
     load(region, cells);
+    // Same for both sizes: collect the load's garbage first, so that a GC pause (not the
+    // snapshot) is less likely to land inside the measured hold.
+    System.gc();
     assertTrue(region.flush(true).isFlushSucceeded());
     Map<String, Object> after = waitForHolds(hbase, holds + 1);
     assertEquals(0, region.getMemStoreDataSize());
