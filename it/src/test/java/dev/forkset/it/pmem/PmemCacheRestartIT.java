@@ -262,7 +262,11 @@ public class PmemCacheRestartIT {
         + show(module.afterRestart),
         ratio(module.afterRestart) >= 0.99 * ratio(module.warm));
     assertEquals("module after restart: every row correct", READS, module.afterRestart[2]);
+    assertTrue("module restarts with the blocks it had (" + module.blocksAfterRestart + " of "
+        + module.blocksWarm + ")", module.blocksAfterRestart >= module.blocksWarm);
     assertEquals("module after abort: every row correct", READS, module.afterAbort[2]);
+    assertTrue("an abort still runs the cache shutdown, so the module restarts warm (docs): "
+        + module.blocksAfterAbort, module.blocksAfterAbort >= module.blocksWarm);
     assertEquals("module with a stale map: every row correct", READS, module.staleMap[2]);
     assertEquals("module discards a stale map: no block at start", 0,
         module.blocksAfterStaleMap);
