@@ -18,29 +18,34 @@ import java.util.regex.Pattern;
 public final class SnapshotBenchReport {
   private static final String[] SIZES = {"10000", "100000", "1000000"};
   private static final String[] JARS = {"stock", "fixed"};
+  private static final String[] SIZE_OF = {"jdk", "jdk8-emulated"};
+  /** Series: [jar][sizeOf] flattened, in this order. */
+  private static final String[] SERIES = {"stock, JDK size()", "fixed, JDK size()",
+      "stock, JDK 8 size() emulated", "fixed, JDK 8 size() emulated"};
 
   private SnapshotBenchReport() {}
 
   public static void main(String[] args) throws IOException {
     String json = new String(Files.readAllBytes(new File(args[0]).toPath()),
         StandardCharsets.UTF_8);
-    // [jar][size] -> {median, mean, error, min, max}
-    double[][][] v = new double[JARS.length][SIZES.length][];
+    // [series][size] -> {median, mean, error, min, max}
+    double[][][] v = new double[SERIES.length][SIZES.length][];
     String[] runs = json.split("\"benchmark\"\\s*:");
     for (String run : Arrays.asList(runs).subList(1, runs.length)) {
-      int j = Arrays.asList(JARS).indexOf(str(run, "jar"));
+      int j = Arrays.asList(JARS).indexOf(str(run, "jar"))
+          + JARS.length * Arrays.asList(SIZE_OF).indexOf(str(run, "sizeOf"));
       int s = Arrays.asList(SIZES).indexOf(str(run, "cells"));
       v[j][s] = new double[] {num(run, "50.0"), num(run, "score"), num(run, "scoreError"),
           num(run, "0.0"), num(run, "100.0")};
     }
     StringBuilder md = new StringBuilder();
-    md.append("| cells | stock 2.1.2 DefaultMemStore: median (mean ± err, min-max) us |"
-        + " fixed CellCountingMemStore: median (mean ± err, min-max) us |\n");
-    md.append("|---:|---:|---:|\n");
-    double[][] chart = new double[JARS.length][SIZES.length];
+    md.append("| cells | stock DefaultMemStore, JDK size() | fixed CellCountingMemStore, JDK"
+        + " size() | stock, JDK 8 size() emulated | fixed, JDK 8 size() emulated |\n");
+    md.append("|---:|---:|---:|---:|---:|\n");
+    double[][] chart = new double[SERIES.length][SIZES.length];
     for (int s = 0; s < SIZES.length; s++) {
       md.append(String.format(Locale.ROOT, "| %,d", Integer.parseInt(SIZES[s])));
-      for (int j = 0; j < JARS.length; j++) {
+      for (int j = 0; j < SERIES.length; j++) {
         double[] x = v[j][s];
         chart[j][s] = x[0];
         md.append(String.format(Locale.ROOT, " | **%.0f** (%.0f ± %.0f, %.0f-%.0f)", x[0], x[1],
@@ -48,6 +53,7 @@ public final class SnapshotBenchReport {
       }
       md.append(" |\n");
     }
+    md.append("\nmicroseconds: median (mean ± 99.9% error, min-max) of the single shots\n");
     md.append("\nJVM: ").append(System.getProperty("java.vm.name")).append(' ')
         .append(System.getProperty("java.version")).append('\n');
     Files.write(new File(args[1]).toPath(), md.toString().getBytes(StandardCharsets.UTF_8));
@@ -55,7 +61,7 @@ public final class SnapshotBenchReport {
     BarChart.write(new File(args[2]), "HBase 2.1.2 memstore snapshot() time, JDK "
         + System.getProperty("java.specification.version") + " (JMH single shot, median)",
         "microseconds", new String[] {"10^4 cells", "10^5 cells", "10^6 cells"},
-        new String[] {"stock DefaultMemStore", "fixed CellCountingMemStore"}, chart);
+        SERIES, chart);
   }
 
   private static String str(String run, String key) {
