@@ -111,6 +111,12 @@ public final class SizeProportionalEvictor implements Evictor {
   private final EvictionPool<Candidate>[] pools;
   private final AtomicBoolean[] continuationPending;
   private final Comparator<Candidate> order;
+  /** Per partition thread: the map's used heap as the last checkEvictable computed it. */
+  private final long[] lastUsed;
+  /** Per partition thread: the record stores of its domain, and when they were listed. */
+  private final Object[][] domainStores;
+  private final long[] domainListedAt;
+  private static final long DOMAIN_TTL_NANOS = 50_000_000L;
 
   @SuppressWarnings("unchecked")
   SizeProportionalEvictor(String mapName, EvictionPolicyComparator policy, EvictionChecker checker,
@@ -129,6 +135,10 @@ public final class SizeProportionalEvictor implements Evictor {
         .getOperationExecutor().getPartitionThreadCount());
     this.pools = new EvictionPool[threadCount + 1];
     this.continuationPending = new AtomicBoolean[threadCount];
+    this.lastUsed = new long[threadCount + 1];
+    this.domainStores = new Object[threadCount][];
+    this.domainListedAt = new long[threadCount];
+    java.util.Arrays.fill(lastUsed, -1);
     for (int i = 0; i < pools.length; i++) {
       pools[i] = new EvictionPool<>(config.poolSize);
     }
@@ -139,7 +149,11 @@ public final class SizeProportionalEvictor implements Evictor {
       if (a.expired != b.expired) {
         return a.expired ? -1 : 1;
       }
-      return policy.compare(a.view, b.view);
+      int byPolicy = policy.compare(a.view, b.view);
+      // Hazelcast keeps access and creation times in whole seconds: entries of the same second
+      // tie under LRU/LFU. Among those, evict the smaller first, so a large entry written after
+      // many small ones in the same second is not taken for the oldest.
+      return byPolicy != 0 ? byPolicy : Long.compare(a.record.getCost(), b.record.getCost());
     };
   }
 
@@ -151,7 +165,10 @@ public final class SizeProportionalEvictor implements Evictor {
       case USED_HEAP_SIZE:
       case USED_HEAP_PERCENTAGE:
         long limit = limitBytes(evictionConfig);
-        long over = usedHeap() - limit;
+        int slot = currentThreadIndex() < 0 ? threadCount : currentThreadIndex();
+        long used = lastUsed[slot] >= 0 ? lastUsed[slot] : usedHeap();
+        lastUsed[slot] = -1;
+        long over = used - limit;
         if (over > 0) {
           evictBytes(recordStore, excludedKey, over, limit, true);
         }
@@ -297,15 +314,36 @@ public final class SizeProportionalEvictor implements Evictor {
       pids.add(current.getPartitionId());
       total = current.size();
     } else {
-      MapServiceContext context = mapServiceContext();
-      for (int pid = thread; pid < partitionCount; pid += threadCount) {
-        RecordStore s = context.getPartitionContainer(pid).getExistingRecordStore(mapName);
-        if (s != null && s.size() > 0) {
+      long now = System.nanoTime();
+      Object[] cached = domainStores[thread];
+      if (cached == null || now - domainListedAt[thread] > DOMAIN_TTL_NANOS) {
+        // Listing the thread's partitions costs partitionCount / threadCount lookups: done at
+        // most every 50 ms, not on every refill. Stale entries are harmless: every candidate
+        // is checked to be the same record in its store before it is evicted.
+        MapServiceContext context = mapServiceContext();
+        List<Object> listed = new ArrayList<>();
+        for (int pid = thread; pid < partitionCount; pid += threadCount) {
+          RecordStore s = context.getPartitionContainer(pid).getExistingRecordStore(mapName);
+          if (s != null) {
+            listed.add(s);
+            listed.add(pid);
+          }
+        }
+        cached = listed.toArray();
+        domainStores[thread] = cached;
+        domainListedAt[thread] = now;
+      }
+      for (int i = 0; i < cached.length; i += 2) {
+        RecordStore s = (RecordStore) cached[i];
+        if (s.size() > 0) {
           stores.add(s);
-          pids.add(pid);
+          pids.add((Integer) cached[i + 1]);
           total += s.size();
           totalCost += s.getOwnedEntryCost();
         }
+      }
+      if (total == 0 && cached.length > 0) {
+        domainStores[thread] = null;
       }
     }
     if (total == 0) {
@@ -427,6 +465,20 @@ public final class SizeProportionalEvictor implements Evictor {
 
   @Override
   public boolean checkEvictable(RecordStore recordStore) {
+    EvictionConfig ec = recordStore.getMapContainer().getMapConfig().getEvictionConfig();
+    MaxSizePolicy p = ec.getMaxSizePolicy();
+    if (p == MaxSizePolicy.USED_HEAP_SIZE || p == MaxSizePolicy.USED_HEAP_PERCENTAGE) {
+      // Same sum as the built-in checker (near cache aside); kept for the evict() that follows
+      // on this thread, so one put sums the partitions once.
+      if (recordStore.size() == 0) {
+        return false;
+      }
+      int slot = currentThreadIndex() < 0 ? threadCount : currentThreadIndex();
+      long used = usedHeap();
+      boolean over = used > limitBytes(ec);
+      lastUsed[slot] = over ? used : -1;
+      return over;
+    }
     return checker.checkEvictable(recordStore);
   }
 
