@@ -59,6 +59,29 @@ public class ProjectLayoutTest {
   }
 
   @Test
+  public void patchesReadme_listsEveryPatchOfEverySeries() throws Exception {
+    String readme = read(ROOT.resolve("patches/README.md"));
+    for (String project : new String[] {"hbase", "hazelcast"}) {
+      for (String line : folders(project)) {
+        String section = "### " + project + " " + line + "\n";
+        assertTrue("patches/README.md has a section for " + project + " " + line,
+            readme.contains(section));
+        int from = readme.indexOf(section);
+        int to = readme.indexOf("\n#", from + section.length());
+        String table = readme.substring(from, to < 0 ? readme.length() : to);
+        for (String raw : Files.readAllLines(
+            ROOT.resolve("patches").resolve(project).resolve(line).resolve(Series.SERIES_FILE))) {
+          String patch = raw.replaceAll("#.*", "").trim();
+          if (!patch.isEmpty()) {
+            assertTrue("patches/README.md lists " + patch + " under " + project + " " + line,
+                table.contains("`" + patch + "`"));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   public void unknownVersion_failsAtOnceListingTheLines() throws Exception {
     Path mvnw = ROOT.resolve("mvnw");
     List<String> cmd = new ArrayList<>(Arrays.asList(mvnw.toAbsolutePath().toString(), "-B", "-o",
