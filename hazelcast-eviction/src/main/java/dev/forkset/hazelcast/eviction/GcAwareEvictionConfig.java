@@ -72,8 +72,9 @@ public final class GcAwareEvictionConfig {
           + " caller.");
   public static final Property ENTRY_OVERHEAD = add("hazelcast.map.eviction.entry.overhead", "auto",
       "auto, or a number of bytes from 0 to 4096",
-      "Per-entry bytes of the record store's hash table (node and table slot) added to key,"
-          + " value and record. auto: 40 with compressed oops, 56 without.");
+      "Per-entry bytes of the record store's structures (hash-table node, table slot, segment"
+          + " and statistics share) added to key, value and record. auto: 72 with compressed oops,"
+          + " 96 without (calibrated with 100 B values against heap after full GC).");
 
   public final String gcModel;
   public final long regionSize;

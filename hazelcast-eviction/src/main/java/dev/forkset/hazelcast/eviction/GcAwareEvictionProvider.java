@@ -47,7 +47,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     GcModelSelector.Selection selection = GcModelSelector.select(config, VmGc.current());
     this.model = selection.model;
     this.entryOverhead = config.entryOverhead >= 0 ? config.entryOverhead
-        : (model.referenceSize() == 4 ? 40 : 56);
+        : (model.referenceSize() == 4 ? 72 : 96);
     if (selection.warning != null) {
       logger.warning(selection.warning);
     }

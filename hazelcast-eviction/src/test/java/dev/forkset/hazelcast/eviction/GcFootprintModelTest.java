@@ -33,6 +33,8 @@ public class GcFootprintModelTest {
     assertEquals(MB, GcFootprintModel.zgcMediumLimit(256 * MB));
     assertEquals(6 * MB, z.byteArray(5 * MB));
     assertEquals(512 * 1024 + 16, z.byteArray(512 * 1024));   // medium
+    assertEquals((10_000 + 16) * 6 / 5, z.byteArray(10_000));   // small >= 4 KB: page fill
+    assertEquals(120, z.byteArray(100));   // tiny: aligned
     assertEquals(2 * MB, z.byteArray(MB + 1));                  // large
     assertEquals(4 * MB, GcFootprintModel.zgcMediumLimit(4096 * MB));
     assertEquals(0, GcFootprintModel.zgcMediumLimit(32 * MB));  // no medium pages in tiny heaps
@@ -58,7 +60,7 @@ public class GcFootprintModelTest {
         assertTrue(c.byteArray(n) >= GcFootprintModel.g1(r).byteArray(n));
         assertTrue(c.byteArray(n) >= GcFootprintModel.shenandoah(r).byteArray(n));
       }
-      assertTrue(c.byteArray(n) >= GcFootprintModel.zgc(256 * MB, false).byteArray(n));
+      assertTrue(n + "", c.byteArray(n) >= GcFootprintModel.zgc(256 * MB, false).byteArray(n));
     }
   }
 

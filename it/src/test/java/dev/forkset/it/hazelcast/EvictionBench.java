@@ -84,7 +84,8 @@ public class EvictionBench {
         .append("|---|---|---|---|---|---|\n");
     int[] samples = {15, 64, 1000};
     double[][] tput = new double[2][samples.length];
-    for (int i = 0; i < samples.length; i++) {
+    boolean throughput = !"cost".equals(System.getProperty("bench.only"));
+    for (int i = 0; i < (throughput ? samples.length : 0); i++) {
       double[] s = throughputRun(Flavor.STOCK, samples[i]);
       double[] c = throughputRun(Flavor.CUSTOM, samples[i]);
       tput[0][i] = s[0];
@@ -92,7 +93,9 @@ public class EvictionBench {
       report.append(String.format("| %d | %.0f | %.0f | %.2f | %.1f%% | %.1f%% |%n", samples[i], s[0], c[0],
           c[0] / s[0], s[1] * 100, c[1] * 100));
     }
-    chartThroughput(samples, tput, img.resolve("hazelcast-throughput.png").toFile());
+    if (throughput) {
+      chartThroughput(samples, tput, img.resolve("hazelcast-throughput.png").toFile());
+    }
     Files.write(out.resolve("hazelcast-eviction.md"), report.toString().getBytes(StandardCharsets.UTF_8));
     System.out.println(report);
   }
