@@ -117,11 +117,11 @@ public class SizeProportionalEvictionIT {
 
   private Result scenario4(Flavor flavor) throws Exception {
     // Hazelcast keeps access times in whole seconds, so entries put within the same second tie
-    // under LRU; the run is long enough (about 10 x the map's capacity) for that tie window
+    // under LRU; the run is long enough (about 14 x the map's capacity) for that tie window
     // (puts per second keys) to be small against the evicted count, as in the seed's 3 million.
-    int puts = 100_000;
+    int puts = 150_000;
     int earlyEnd = 6_000;
-    int lateStart = 60_000;
+    int lateStart = 100_000;
     byte[] value = new byte[1000];
     String config = SeedScenarios.usedHeapMap("seed4", 8, 1, "");
     try (HazelcastCluster cluster = HazelcastCluster.builder("s4-" + flavor.name().toLowerCase())
