@@ -144,6 +144,21 @@ public final class HazelcastCluster implements AutoCloseable {
     return m;
   }
 
+  /**
+   * A member that is not the cluster's master (the oldest member), so that its graceful shutdown
+   * is handled, and logged, by another member.
+   */
+  public MemberProcess nonMaster() {
+    int masterPort = client().getCluster().getMembers().iterator().next().getAddress().getPort();
+    for (int i = members.size() - 1; i >= 0; i--) {
+      MemberProcess m = members.get(i);
+      if (m.isAlive() && m.port() != masterPort) {
+        return m;
+      }
+    }
+    throw new IllegalStateException("no live member besides the master");
+  }
+
   public MemberProcess member(int i) {
     return members.get(i);
   }

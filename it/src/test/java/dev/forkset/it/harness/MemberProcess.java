@@ -52,6 +52,13 @@ public final class MemberProcess {
     return gcLog;
   }
 
+  /** The loopback port the member listens on, from its "is STARTED" log line; -1 before. */
+  public int port() {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\[127\\.0\\.0\\.1\\]:(\\d+) is STARTED").matcher(logText());
+    return m.find() ? Integer.parseInt(m.group(1)) : -1;
+  }
+
   /** True when the member's log shows an OutOfMemoryError. */
   public boolean sawOutOfMemoryError() {
     return logText().contains("java.lang.OutOfMemoryError");
@@ -64,13 +71,19 @@ public final class MemberProcess {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Exit code of a JVM that ran its shutdown hooks after SIGTERM (128 + 15). */
+  public static final int EXIT_AFTER_SIGTERM = 143;
+
   /**
    * Graceful shutdown (SIGTERM; members run with hazelcast.shutdownhook.policy=GRACEFUL so their
-   * partitions migrate first). Returns the exit code; fails if the member does not stop in time.
+   * partitions migrate first). Returns the exit code ({@link #EXIT_AFTER_SIGTERM} when the hooks
+   * ran); fails if the member does not stop in time. The signal goes through the process handle:
+   * {@code Process.destroy()} would also close the member's stdin, and {@link MemberMain} halts a
+   * member whose stdin closes, cutting the graceful shutdown short.
    */
   public int shutdownGracefully(Duration timeout) throws InterruptedException {
     closeJmx();
-    process.destroy();
+    process.toHandle().destroy();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError(name + " did not finish a graceful shutdown in " + timeout
           + "\n" + logTail(40));
