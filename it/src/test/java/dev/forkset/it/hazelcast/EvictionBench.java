@@ -27,15 +27,28 @@ import org.junit.Test;
 
 /**
  * Benchmark, not part of the test command (its name does not end in IT). Run it with
- * {@code ./mvnw -B verify -pl it -Dit.test=EvictionBench -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}.
+ * {@code ./mvnw -B -o -Pbench verify -pl it}, one part with {@code -Dbench.only=cost},
+ * {@code throughput} or {@code histogram}.
  * Stock and custom in one run: (1) reported map cost against the heap the entries really occupy
  * (heap after full GC with the map filled minus with it empty) per value size and GC;
- * (2) puts per second under eviction and LRU accuracy at sample counts 15, 64 and 1000.
+ * (2) puts per second under eviction and LRU accuracy at sample counts 15, 64 and 1000;
+ * (3) evicted keys per batch of consecutive keys after sequential puts (the seed's
+ * check-eviction charts).
  * Writes it/target/bench/hazelcast-eviction.md and docs/img/hazelcast-*.png.
  */
 public class EvictionBench {
   private static final long MB = 1 << 20;
   private static final long[] SIZES = {100, 10_000, MB, 5 * MB, 16 * MB, 64 * MB};
+  /** Values of {@code -Dbench.only}; unset or empty runs every part. */
+  private static final List<String> PARTS = java.util.Arrays.asList("cost", "throughput", "histogram");
+  /** Histogram: sequential keys put into the map. */
+  private static final int HIST_KEYS = 50_000;
+  /** Histogram: batches of consecutive keys counted (HIST_KEYS / HIST_BATCHES keys each). */
+  private static final int HIST_BATCHES = 50;
+  /** Histogram: value size in bytes. */
+  private static final int HIST_VALUE = 1000;
+  /** Histogram: the map's USED_HEAP_SIZE limit in MB (holds roughly a quarter of the keys). */
+  private static final int HIST_LIMIT_MB = 16;
   private final StringBuilder report = new StringBuilder();
 
   @Test
@@ -44,7 +57,29 @@ public class EvictionBench {
     Files.createDirectories(out);
     Path img = Paths.get(System.getProperty("forkset.docs.img", "../docs/img"));
     Files.createDirectories(img);
+    String only = System.getProperty("bench.only", "").trim();
+    if (!only.isEmpty() && !PARTS.contains(only)) {
+      throw new IllegalArgumentException("-Dbench.only=" + only + " is not a part of this benchmark."
+          + " Accepted values: " + String.join(", ", PARTS) + " (or leave it unset to run all).");
+    }
+    boolean costs = only.isEmpty() || "cost".equals(only);
+    boolean throughput = only.isEmpty() || "throughput".equals(only);
+    boolean histogram = only.isEmpty() || "histogram".equals(only);
 
+    if (costs) {
+      costs(img);
+    }
+    if (throughput) {
+      throughput(img);
+    }
+    if (histogram) {
+      histogram(img);
+    }
+    Files.write(out.resolve("hazelcast-eviction.md"), report.toString().getBytes(StandardCharsets.UTF_8));
+    System.out.println(report);
+  }
+
+  private void costs(Path img) throws Exception {
     report.append("## Reported cost vs real heap\n\n")
         .append("error = (reported - real) / real; real = heap after full GC with the map filled"
             + " minus with it empty, same member.\n\n")
@@ -57,8 +92,7 @@ public class EvictionBench {
         {"ZGC (JDK 17)", "-XX:+UseZGC"},
     };
     Map<String, double[][]> errors = new LinkedHashMap<>();
-    boolean costs = !"throughput".equals(System.getProperty("bench.only"));
-    for (String[] gc : costs ? gcs : new String[0][]) {
+    for (String[] gc : gcs) {
       String[] flags = java.util.Arrays.copyOfRange(gc, 1, gc.length);
       double[][] e = new double[2][SIZES.length];
       Map<Long, long[]> stock = costRun(Flavor.STOCK, gc[0], flags);
@@ -74,18 +108,17 @@ public class EvictionBench {
       }
       errors.put(gc[0], e);
     }
-    if (costs) {
-      chartErrors(errors, img.resolve("hazelcast-cost-error.png").toFile());
-    }
+    chartErrors(errors, img.resolve("hazelcast-cost-error.png").toFile());
+  }
 
+  private void throughput(Path img) throws Exception {
     report.append("\n## Puts per second under eviction and LRU accuracy (1 member, 1 KB values,"
         + " 8 MB limit, 60000 sequential keys)\n\n")
         .append("| sample count | stock puts/s | custom puts/s | custom/stock | stock accuracy | custom accuracy |\n")
         .append("|---|---|---|---|---|---|\n");
     int[] samples = {15, 64, 1000};
     double[][] tput = new double[2][samples.length];
-    boolean throughput = !"cost".equals(System.getProperty("bench.only"));
-    for (int i = 0; i < (throughput ? samples.length : 0); i++) {
+    for (int i = 0; i < samples.length; i++) {
       double[] s = throughputRun(Flavor.STOCK, samples[i]);
       double[] c = throughputRun(Flavor.CUSTOM, samples[i]);
       tput[0][i] = s[0];
@@ -93,11 +126,133 @@ public class EvictionBench {
       report.append(String.format("| %d | %.0f | %.0f | %.2f | %.1f%% | %.1f%% |%n", samples[i], s[0], c[0],
           c[0] / s[0], s[1] * 100, c[1] * 100));
     }
-    if (throughput) {
-      chartThroughput(samples, tput, img.resolve("hazelcast-throughput.png").toFile());
+    chartThroughput(samples, tput, img.resolve("hazelcast-throughput.png").toFile());
+  }
+
+  private void histogram(Path img) throws Exception {
+    int perBatch = HIST_KEYS / HIST_BATCHES;
+    Histogram stock = histogramRun(Flavor.STOCK);
+    Histogram custom = histogramRun(Flavor.CUSTOM);
+    report.append(String.format("%n## Evicted keys per batch of %d consecutive keys (1 member, %d B values,"
+        + " %d MB USED_HEAP_SIZE limit, LRU, %d sequential keys)%n%n", perBatch, HIST_VALUE, HIST_LIMIT_MB,
+        HIST_KEYS))
+        .append("Stock: `hazelcast.map.eviction.sample.count` default (15). Custom: `pool.sample.count` 64,"
+            + " `pool.size` 4. Ideal LRU evicts the oldest batches entirely and none of the newest.\n\n")
+        .append("| | stock | custom |\n|---|---|---|\n")
+        .append(String.format("| keys evicted | %d of %d | %d of %d |%n", stock.evicted, HIST_KEYS, custom.evicted,
+            HIST_KEYS))
+        .append(String.format("| puts/s (keys sharing one LRU second) | %.0f | %.0f |%n", stock.rate, custom.rate))
+        .append(String.format("| LRU precision: evicted keys among the oldest `evicted` keys | %.1f%% | %.1f%% |%n",
+            stock.precision() * 100, custom.precision() * 100))
+        .append(String.format("| accuracy (seed: evicted / (last evicted index + 1)) | %.1f%% | %.1f%% |%n",
+            stock.accuracy() * 100, custom.accuracy() * 100))
+        .append(String.format("| share of evictions in the oldest 20%% of keys | %.1f%% | %.1f%% |%n",
+            stock.share(0, HIST_KEYS / 5) * 100, custom.share(0, HIST_KEYS / 5) * 100))
+        .append(String.format("| share of evictions in the newest 20%% of keys | %.1f%% | %.1f%% |%n",
+            stock.share(HIST_KEYS - HIST_KEYS / 5, HIST_KEYS) * 100,
+            custom.share(HIST_KEYS - HIST_KEYS / 5, HIST_KEYS) * 100))
+        .append(String.format("| batches fully evicted / with no eviction | %d / %d | %d / %d |%n",
+            stock.batches(perBatch), stock.batches(0), custom.batches(perBatch), custom.batches(0)))
+        .append("\n| batch (keys) | stock evicted | custom evicted |\n|---|---|---|\n");
+    List<String> labels = new ArrayList<>();
+    List<double[]> pairs = new ArrayList<>();
+    for (int b = 0; b < HIST_BATCHES; b++) {
+      String label = (b * perBatch) + "-" + ((b + 1) * perBatch - 1);
+      report.append(String.format("| %s | %d | %d |%n", label, stock.perBatch[b], custom.perBatch[b]));
+      labels.add("keys " + label);
+      pairs.add(new double[] {stock.perBatch[b], custom.perBatch[b]});
     }
-    Files.write(out.resolve("hazelcast-eviction.md"), report.toString().getBytes(StandardCharsets.UTF_8));
-    System.out.println(report);
+    bars("Evicted keys per batch of " + perBatch + " sequential keys (oldest first), stock (grey), custom (blue)",
+        labels, pairs, img.resolve("hazelcast-eviction-histogram.png").toFile(), false);
+  }
+
+  /** Which of the sequential keys were evicted, per key and per batch. */
+  private static final class Histogram {
+    final boolean[] evictedKey;
+    final int[] perBatch;
+    final int evicted;
+    final double rate;
+
+    Histogram(boolean[] evictedKey, double rate) {
+      this.evictedKey = evictedKey;
+      this.rate = rate;
+      this.perBatch = new int[HIST_BATCHES];
+      int n = 0;
+      for (int i = 0; i < evictedKey.length; i++) {
+        if (evictedKey[i]) {
+          n++;
+          perBatch[i / (evictedKey.length / HIST_BATCHES)]++;
+        }
+      }
+      this.evicted = n;
+    }
+
+    /** Evicted keys in [from, to) over all evicted keys. */
+    double share(int from, int to) {
+      int n = 0;
+      for (int i = from; i < to; i++) {
+        n += evictedKey[i] ? 1 : 0;
+      }
+      return evicted == 0 ? 0 : n / (double) evicted;
+    }
+
+    /** Share of evicted keys that are among the {@code evicted} oldest keys (1.0 = exact LRU). */
+    double precision() {
+      return share(0, evicted);
+    }
+
+    /** The seed's metric: evicted count / (index of the last evicted key + 1). */
+    double accuracy() {
+      for (int i = evictedKey.length - 1; i >= 0; i--) {
+        if (evictedKey[i]) {
+          return evicted / (double) (i + 1);
+        }
+      }
+      return 0;
+    }
+
+    /** Number of batches with exactly {@code count} evicted keys. */
+    int batches(int count) {
+      int n = 0;
+      for (int c : perBatch) {
+        n += c == count ? 1 : 0;
+      }
+      return n;
+    }
+  }
+
+  private Histogram histogramRun(Flavor flavor) throws Exception {
+    String config = SeedScenarios.usedHeapMap("hist", HIST_LIMIT_MB, 0, "");
+    HazelcastCluster.Builder builder = HazelcastCluster.builder("bench-hist-" + flavor.name().toLowerCase())
+        .members(1).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config);
+    if (flavor == Flavor.CUSTOM) {
+      builder.systemProperty("hazelcast.map.eviction.pool.sample.count", "64")
+          .systemProperty("hazelcast.map.eviction.pool.size", "4");
+    }
+    try (HazelcastCluster c = builder.start()) {
+      IMap<Integer, byte[]> map = c.client().getMap("hist");
+      byte[] v = new byte[HIST_VALUE];
+      long t = System.nanoTime();
+      for (int i = 0; i < HIST_KEYS; i++) {
+        map.put(i, v);
+      }
+      double rate = HIST_KEYS / ((System.nanoTime() - t) / 1e9);
+      // A put's eviction step runs after its response: wait until the size settles.
+      int size = -1;
+      for (int settled = 0; settled < 3; ) {
+        Thread.sleep(200);
+        int now = map.size();
+        settled = now == size ? settled + 1 : 0;
+        size = now;
+      }
+      Set<Integer> present = map.keySet();
+      boolean[] evicted = new boolean[HIST_KEYS];
+      for (int i = 0; i < HIST_KEYS; i++) {
+        evicted[i] = !present.contains(i);
+      }
+      c.assertAllAlive();
+      return new Histogram(evicted, rate);
+    }
   }
 
   /** Per size: {real bytes, reported bytes, entries}. */
