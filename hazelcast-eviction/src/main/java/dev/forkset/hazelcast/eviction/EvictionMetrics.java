@@ -16,6 +16,8 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder sampled = new LongAdder();
   final LongAdder capped = new LongAdder();
   final LongAdder continuations = new LongAdder();
+  /** New entries refused (retryably) while the map was far over its limit. */
+  final LongAdder deferred = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
   private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
@@ -77,6 +79,12 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   @Override
   public long getContinuations() {
     return continuations.sum();
+  }
+
+  @Probe(name = "deferred")
+  @Override
+  public long getDeferredPuts() {
+    return deferred.sum();
   }
 
   /** Ordinal of {@link GcFootprintModel.Kind}: 0 g1, 1 zgc, 2 zgc-generational, 3 shenandoah, 4 parallel, 5 serial, 6 conservative. */

@@ -26,6 +26,9 @@ public interface GcAwareEvictionMXBean {
   /** Eviction passes handed to another partition thread. */
   long getContinuations();
 
+  /** New entries refused retryably while the map was far over its limit (back-pressure). */
+  long getDeferredPuts();
+
   /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
   long mapCost(String mapName);
 

@@ -118,6 +118,9 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
 
   @Override
   public void checkNewEntry(RecordStore recordStore, Data key, Object value) {
+    if (recordStore.getMapContainer().getEvictor() instanceof SizeProportionalEvictor) {
+      ((SizeProportionalEvictor) recordStore.getMapContainer().getEvictor()).admit(recordStore);
+    }
     if (!config.rejectOversized || !(value instanceof Data)) {
       return;
     }

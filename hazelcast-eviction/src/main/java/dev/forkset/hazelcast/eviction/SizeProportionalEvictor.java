@@ -15,6 +15,7 @@ import com.hazelcast.map.impl.recordstore.LazyEvictableEntryView;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.map.impl.recordstore.expiry.ExpiryReason;
 import com.hazelcast.spi.eviction.EvictionPolicyComparator;
+import com.hazelcast.spi.exception.RetryableHazelcastException;
 import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.PartitionSpecificRunnable;
 import com.hazelcast.spi.impl.operationexecutor.impl.PartitionOperationThread;
@@ -117,6 +118,8 @@ public final class SizeProportionalEvictor implements Evictor {
   private final Object[][] domainStores;
   private final long[] domainListedAt;
   private static final long DOMAIN_TTL_NANOS = 50_000_000L;
+  /** Over-limit share (1/n of the limit) beyond which new entries wait for eviction to catch up. */
+  static final int BACKPRESSURE_SLACK_DIVISOR = 16;
 
   @SuppressWarnings("unchecked")
   SizeProportionalEvictor(String mapName, EvictionPolicyComparator policy, EvictionChecker checker,
@@ -179,6 +182,38 @@ public final class SizeProportionalEvictor implements Evictor {
         break;
       default:
         evictCount(recordStore, excludedKey, batchSize);
+    }
+  }
+
+  /**
+   * Back-pressure before a new entry is stored under a heap policy. A partition thread can only
+   * evict from its own partitions; when the overshoot sits in another thread's partitions the
+   * rest is handed over asynchronously, and meanwhile a client that keeps putting large values
+   * can fill the heap (seen here: 26 live 5 MB values against a limit of 18 on a loaded
+   * 2-core machine, then OutOfMemoryError). So when the map is more than
+   * 1/{@value #BACKPRESSURE_SLACK_DIVISOR} of its limit over it, a new entry first makes this
+   * thread catch up; if the map is still that far over, the entry is refused with Hazelcast's
+   * retryable exception, which the client and member invocations retry (nothing was stored).
+   */
+  void admit(RecordStore store) {
+    EvictionConfig evictionConfig = store.getMapContainer().getMapConfig().getEvictionConfig();
+    MaxSizePolicy policy = evictionConfig.getMaxSizePolicy();
+    if (policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE) {
+      return;
+    }
+    long limit = limitBytes(evictionConfig);
+    long slack = limit / BACKPRESSURE_SLACK_DIVISOR;
+    long used = usedHeap();
+    if (used <= limit + slack) {
+      return;
+    }
+    evictBytes(store, null, used - limit, limit, true);
+    used = usedHeap();
+    if (used > limit + slack) {
+      metrics.deferred.increment();
+      throw new RetryableHazelcastException("Map '" + mapName + "' is " + (used - limit)
+          + " bytes over its per-member limit of " + limit + " while eviction catches up on"
+          + " other partition threads; the put is retried.");
     }
   }
 
