@@ -15,6 +15,7 @@ import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.eviction.EvictionPolicyComparator;
 import com.hazelcast.spi.impl.NodeEngine;
+import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.spi.properties.HazelcastProperty;
 import java.lang.management.ManagementFactory;
 import javax.management.MBeanServer;
@@ -55,7 +56,11 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
         + " B; " + config);
     this.metrics = new EvictionMetrics(model, config.toString(), this::mapView);
     try {
-      nodeEngine.getMetricsRegistry().registerStaticMetrics(metrics, "map.eviction.gcaware");
+      // Through NodeEngineImpl: NodeEngine.getMetricsRegistry() is not on the 5.3 interface.
+      if (nodeEngine instanceof NodeEngineImpl) {
+        ((NodeEngineImpl) nodeEngine).getMetricsRegistry()
+            .registerStaticMetrics(metrics, "map.eviction.gcaware");
+      }
     } catch (RuntimeException e) {
       logger.fine("Metrics registration failed: " + e);
     }
