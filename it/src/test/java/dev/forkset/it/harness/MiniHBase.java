@@ -107,15 +107,27 @@ public final class MiniHBase implements AutoCloseable {
     String name = "Hadoop:service=HBase,name=RegionServer,sub=" + sub;
     long deadline = System.currentTimeMillis() + 30_000;
     Map<String, Object> attrs = jmxAttributes(name);
-    while (attrs.isEmpty() && System.currentTimeMillis() < deadline) {
-      Thread.sleep(250); // metrics sources register with JMX shortly after the server starts
+    // A metrics source registers its bean first with only its tag.* attributes; the metrics
+    // appear with the first snapshot, shortly after the server starts.
+    while (!hasMetrics(attrs) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(250);
       attrs = jmxAttributes(name);
     }
-    if (attrs.isEmpty()) {
-      throw new AssertionError("No MBean " + name + ". Registered HBase beans: "
+    if (!hasMetrics(attrs)) {
+      throw new AssertionError("No metrics in MBean " + name + " (" + attrs.keySet()
+          + "). Registered HBase beans: "
           + ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName("Hadoop:*"), null));
     }
     return attrs;
+  }
+
+  private static boolean hasMetrics(Map<String, Object> attrs) {
+    for (String key : attrs.keySet()) {
+      if (!key.startsWith("tag.")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** All attributes of the platform MBeans matching {@code pattern}, keyed "attribute". */
