@@ -18,6 +18,8 @@ import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.spi.properties.HazelcastProperty;
 import java.lang.management.ManagementFactory;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -33,6 +35,12 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   private GcFootprintModel model;
   private EvictionMetrics metrics;
   private int entryOverhead;
+  /**
+   * This member's evictors by map name. The provider keeps them itself instead of asking the
+   * record store's MapContainer: MapContainer is a class on Hazelcast 5.3 and an interface on
+   * 5.5+, so no call on it links on both lines, and this jar runs on both.
+   */
+  private final Map<String, SizeProportionalEvictor> evictors = new ConcurrentHashMap<>();
 
   @Override
   public String name() {
@@ -89,7 +97,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     long sum = 0;
     int partitions = nodeEngine.getPartitionService().getPartitionCount();
     for (int pid = 0; pid < partitions; pid++) {
-      RecordStore store = context.getPartitionContainer(pid).getExistingRecordStore(mapName);
+      RecordStore store = context.getExistingRecordStore(pid, mapName);
       if (store != null) {
         sum += cost ? store.getOwnedEntryCost() : store.size();
       }
@@ -107,8 +115,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
 
   @Override
   public EntryCostEstimator<Data, Record> newEntryCostEstimator(RecordStore recordStore) {
-    MapConfig mapConfig = recordStore.getMapContainer().getMapConfig();
-    if (mapConfig.getInMemoryFormat() != InMemoryFormat.BINARY) {
+    if (recordStore.getInMemoryFormat() != InMemoryFormat.BINARY) {
       return null;
     }
     return new GcAwareEntryCostEstimator(model, entryOverhead);
@@ -117,19 +124,24 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   @Override
   public Evictor newEvictor(String mapName, MapConfig mapConfig, EvictionPolicyComparator policy,
       EvictionChecker evictionChecker, int batchSize, IPartitionService partitionService) {
-    return new SizeProportionalEvictor(mapName, policy, evictionChecker, batchSize,
-        partitionService, nodeEngine, config, metrics);
+    SizeProportionalEvictor evictor = new SizeProportionalEvictor(mapName, mapConfig, policy,
+        evictionChecker, batchSize, partitionService, nodeEngine, config, metrics);
+    // A destroyed and recreated map gets a new container, and so a new evictor: the last wins.
+    evictors.put(mapName, evictor);
+    return evictor;
   }
 
   @Override
   public void checkNewEntry(RecordStore recordStore, Data key, Object value) {
-    if (recordStore.getMapContainer().getEvictor() instanceof SizeProportionalEvictor) {
-      ((SizeProportionalEvictor) recordStore.getMapContainer().getEvictor()).admit(recordStore);
+    SizeProportionalEvictor evictor = evictors.get(recordStore.getName());
+    if (evictor == null) {
+      return; // no eviction configured for this map: nothing to admit or reject against
     }
+    evictor.admit(recordStore);
     if (!config.rejectOversized || !(value instanceof Data)) {
       return;
     }
-    EvictionConfig eviction = recordStore.getMapContainer().getMapConfig().getEvictionConfig();
+    EvictionConfig eviction = evictor.evictionConfig();
     MaxSizePolicy policy = eviction.getMaxSizePolicy();
     if (policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE) {
       return;

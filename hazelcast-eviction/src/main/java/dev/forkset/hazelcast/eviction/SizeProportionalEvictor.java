@@ -1,6 +1,7 @@
 package dev.forkset.hazelcast.eviction;
 
 import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.internal.partition.IPartition;
@@ -100,6 +101,12 @@ public final class SizeProportionalEvictor implements Evictor {
   }
 
   private final String mapName;
+  /**
+   * The map's eviction config, from the config its container was built with. Taken here rather
+   * than through RecordStore.getMapContainer(): MapContainer is a class on 5.3 and an interface
+   * on 5.5+, so a call on it links on one line only, and this jar runs on both.
+   */
+  private final EvictionConfig evictionConfig;
   private final EvictionPolicyComparator policy;
   private final EvictionChecker checker;
   private final int batchSize;
@@ -122,10 +129,12 @@ public final class SizeProportionalEvictor implements Evictor {
   static final int BACKPRESSURE_SLACK_DIVISOR = 16;
 
   @SuppressWarnings("unchecked")
-  SizeProportionalEvictor(String mapName, EvictionPolicyComparator policy, EvictionChecker checker,
+  SizeProportionalEvictor(String mapName, MapConfig mapConfig, EvictionPolicyComparator policy,
+      EvictionChecker checker,
       int batchSize, IPartitionService partitionService, NodeEngine nodeEngine,
       GcAwareEvictionConfig config, EvictionMetrics metrics) {
     this.mapName = mapName;
+    this.evictionConfig = mapConfig.getEvictionConfig();
     this.policy = policy;
     this.checker = checker;
     this.batchSize = Math.max(1, batchSize);
@@ -160,9 +169,13 @@ public final class SizeProportionalEvictor implements Evictor {
     };
   }
 
+  /** The eviction config of this evictor's map. */
+  EvictionConfig evictionConfig() {
+    return evictionConfig;
+  }
+
   @Override
   public void evict(RecordStore recordStore, Data excludedKey) {
-    EvictionConfig evictionConfig = recordStore.getMapContainer().getMapConfig().getEvictionConfig();
     MaxSizePolicy maxSizePolicy = evictionConfig.getMaxSizePolicy();
     switch (maxSizePolicy) {
       case USED_HEAP_SIZE:
@@ -196,7 +209,6 @@ public final class SizeProportionalEvictor implements Evictor {
    * retryable exception, which the client and member invocations retry (nothing was stored).
    */
   void admit(RecordStore store) {
-    EvictionConfig evictionConfig = store.getMapContainer().getMapConfig().getEvictionConfig();
     MaxSizePolicy policy = evictionConfig.getMaxSizePolicy();
     if (policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE) {
       return;
@@ -230,7 +242,7 @@ public final class SizeProportionalEvictor implements Evictor {
     MapServiceContext context = mapServiceContext();
     long used = 0;
     for (int pid = 0; pid < partitionCount; pid++) {
-      RecordStore store = context.getPartitionContainer(pid).getExistingRecordStore(mapName);
+      RecordStore store = context.getExistingRecordStore(pid, mapName);
       if (store != null) {
         used += store.getOwnedEntryCost();
       }
@@ -358,7 +370,7 @@ public final class SizeProportionalEvictor implements Evictor {
         MapServiceContext context = mapServiceContext();
         List<Object> listed = new ArrayList<>();
         for (int pid = thread; pid < partitionCount; pid += threadCount) {
-          RecordStore s = context.getPartitionContainer(pid).getExistingRecordStore(mapName);
+          RecordStore s = context.getExistingRecordStore(pid, mapName);
           if (s != null) {
             listed.add(s);
             listed.add(pid);
@@ -472,17 +484,16 @@ public final class SizeProportionalEvictor implements Evictor {
         @Override
         public void run() {
           continuationPending[thread].set(false);
-          RecordStore store = mapServiceContext().getPartitionContainer(thread)
-              .getExistingRecordStore(mapName);
+          RecordStore store = mapServiceContext().getExistingRecordStore(thread, mapName);
           if (store == null) {
             for (int pid = thread; pid < partitionCount && store == null; pid += threadCount) {
-              store = mapServiceContext().getPartitionContainer(pid).getExistingRecordStore(mapName);
+              store = mapServiceContext().getExistingRecordStore(pid, mapName);
             }
           }
           if (store == null) {
             return;
           }
-          EvictionConfig ec = store.getMapContainer().getMapConfig().getEvictionConfig();
+          EvictionConfig ec = evictionConfig;
           long limit = limitBytes(ec);
           long over = usedHeap() - limit;
           if (over > 0) {
@@ -500,7 +511,7 @@ public final class SizeProportionalEvictor implements Evictor {
 
   @Override
   public boolean checkEvictable(RecordStore recordStore) {
-    EvictionConfig ec = recordStore.getMapContainer().getMapConfig().getEvictionConfig();
+    EvictionConfig ec = evictionConfig;
     MaxSizePolicy p = ec.getMaxSizePolicy();
     if (p == MaxSizePolicy.USED_HEAP_SIZE || p == MaxSizePolicy.USED_HEAP_PERCENTAGE) {
       // Same sum as the built-in checker (near cache aside); kept for the evict() that follows

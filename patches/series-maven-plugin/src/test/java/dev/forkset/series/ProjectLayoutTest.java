@@ -59,6 +59,34 @@ public class ProjectLayoutTest {
   }
 
   @Test
+  public void hazelcastOldestLine_isTheOldestOfTheLines() throws Exception {
+    Set<String> oldest = property("hazelcast.oldest.line");
+    assertEquals("hazelcast.oldest.line names one line", 1, oldest.size());
+    String line = oldest.iterator().next();
+    Set<String> lines = property("hazelcast.lines");
+    assertTrue("hazelcast.oldest.line=" + line + " is one of hazelcast.lines " + lines,
+        lines.contains(line));
+    for (String other : lines) {
+      assertTrue("hazelcast.oldest.line=" + line + " is older than " + other,
+          compareVersions(line, other) <= 0);
+    }
+  }
+
+  /** Compares dotted numeric versions field by field (5.10.0 is newer than 5.9.1). */
+  static int compareVersions(String a, String b) {
+    String[] x = a.split("\\.");
+    String[] y = b.split("\\.");
+    for (int i = 0; i < Math.max(x.length, y.length); i++) {
+      int c = Integer.compare(i < x.length ? Integer.parseInt(x[i]) : 0,
+          i < y.length ? Integer.parseInt(y[i]) : 0);
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
+  @Test
   public void patchesReadme_listsEveryPatchOfEverySeries() throws Exception {
     String readme = read(ROOT.resolve("patches/README.md"));
     for (String project : new String[] {"hbase", "hazelcast"}) {
