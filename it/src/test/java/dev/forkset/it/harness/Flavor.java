@@ -7,12 +7,12 @@ public enum Flavor {
   STOCK,
   CUSTOM;
 
-  /** The member class path entries for this flavor (the harness adds its own classes). */
-  Path[] jars() {
+  /** The member class path entries for this flavor on a line (the harness adds its own classes). */
+  Path[] jars(HazelcastLine line) {
+    Path server = ForksetJars.jar(line.jarProperty(this));
     if (this == STOCK) {
-      return new Path[] {ForksetJars.jar("forkset.hazelcast.stock.jar")};
+      return new Path[] {server};
     }
-    return new Path[] {ForksetJars.jar("forkset.hazelcast.custom.jar"),
-        ForksetJars.jar("forkset.hazelcast.module.jar")};
+    return new Path[] {server, ForksetJars.jar("forkset.hazelcast.module.jar")};
   }
 }

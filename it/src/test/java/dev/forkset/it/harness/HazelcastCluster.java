@@ -54,7 +54,7 @@ public final class HazelcastCluster implements AutoCloseable {
     String root = System.getProperty("forkset.members.dir", "target/members");
     this.dir = Paths.get(root, spec.testName);
     Files.createDirectories(dir);
-    this.configFile = dir.resolve("hazelcast-" + spec.flavor.name().toLowerCase() + ".yaml");
+    this.configFile = dir.resolve("hazelcast-" + spec.memberSuffix() + ".yaml");
     Files.write(configFile, yaml().getBytes(StandardCharsets.UTF_8));
   }
 
@@ -67,6 +67,7 @@ public final class HazelcastCluster implements AutoCloseable {
     private final String testName;
     private int members = 1;
     private Flavor flavor = Flavor.CUSTOM;
+    private HazelcastLine line = HazelcastLine.DEFAULT;
     private String heap = "256m";
     private final List<String> jvmArgs = new ArrayList<>();
     private Path javaHome = Paths.get(System.getProperty("java.home"));
@@ -84,6 +85,12 @@ public final class HazelcastCluster implements AutoCloseable {
 
     public Builder flavor(Flavor f) {
       this.flavor = f;
+      return this;
+    }
+
+    /** The upstream line the members run (its stock or custom jar, per the flavor). */
+    public Builder line(HazelcastLine l) {
+      this.line = l;
       return this;
     }
 
@@ -115,6 +122,37 @@ public final class HazelcastCluster implements AutoCloseable {
     public Builder systemProperty(String key, String value) {
       systemProperties.put(key, value);
       return this;
+    }
+
+    /** "stock" or "custom", then the line's version when it is not the default line. */
+    private String memberSuffix() {
+      String f = flavor.name().toLowerCase();
+      return line == HazelcastLine.DEFAULT ? f : f + "-" + line.version();
+    }
+
+    /**
+     * Starts one member that must fail to start, and returns it once its JVM has exited (its log
+     * stays readable). Fails if the member reports STARTED, or if its JVM is still running after
+     * {@code timeoutMs}: a half-started member.
+     */
+    public MemberProcess startExpectingExit(long timeoutMs) throws Exception {
+      members = 1;
+      try (HazelcastCluster cluster = new HazelcastCluster(this)) {
+        MemberProcess m = cluster.launch();
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (m.isAlive() && System.currentTimeMillis() < deadline) {
+          if (m.logText().contains(" is STARTED")) {
+            throw new AssertionError(m.name() + " started, but it was expected to fail\n"
+                + m.logTail(20));
+          }
+          Thread.sleep(200);
+        }
+        if (m.isAlive()) {
+          throw new AssertionError(m.name() + " failed to start but its JVM is still running after "
+              + timeoutMs + " ms (a half-started member)\n" + m.logTail(40));
+        }
+        return m;
+      }
     }
 
     public HazelcastCluster start() throws Exception {
@@ -202,7 +240,7 @@ public final class HazelcastCluster implements AutoCloseable {
   }
 
   private MemberProcess launch() throws IOException {
-    String name = "member-" + (members.size() + 1) + "-" + spec.flavor.name().toLowerCase();
+    String name = "member-" + (members.size() + 1) + "-" + spec.memberSuffix();
     Path log = dir.resolve(name + ".log");
     Path gcLog = dir.resolve(name + "-gc.log");
     List<String> cmd = new ArrayList<>();
@@ -227,7 +265,7 @@ public final class HazelcastCluster implements AutoCloseable {
     for (Map.Entry<String, String> e : spec.systemProperties.entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
-    List<Path> cp = new ArrayList<>(Arrays.asList(spec.flavor.jars()));
+    List<Path> cp = new ArrayList<>(Arrays.asList(spec.flavor.jars(spec.line)));
     cp.add(Paths.get(System.getProperty("forkset.harness.classes", "target/test-classes")));
     cmd.add("-cp");
     cmd.add(ForksetJars.classPath(cp.toArray(new Path[0])));

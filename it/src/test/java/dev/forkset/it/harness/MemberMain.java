@@ -37,6 +37,12 @@ public final class MemberMain {
     System.out.println("forkset-harness: hazelcast from " + jar + " patches="
         + ForksetJars.manifestAttribute(jar, ForksetJars.PATCHES) + " java="
         + System.getProperty("java.version"));
-    hz.getMethod("newHazelcastInstance").invoke(null);
+    try {
+      hz.getMethod("newHazelcastInstance").invoke(null);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      // As if called directly (like Hazelcast's own member starter): the start failure itself
+      // ends the main thread, and the JVM exits unless Hazelcast left threads running.
+      throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+    }
   }
 }

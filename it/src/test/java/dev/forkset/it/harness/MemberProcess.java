@@ -59,6 +59,24 @@ public final class MemberProcess {
     return m.find() ? Integer.parseInt(m.group(1)) : -1;
   }
 
+  /** The Java version the member runs, from {@link MemberMain}'s first line; null before it. */
+  public String javaVersion() {
+    return startLine(3);
+  }
+
+  /** The file name of the Hazelcast jar the member runs, from {@link MemberMain}'s first line. */
+  public String hazelcastJar() {
+    String path = startLine(1);
+    return path == null ? null : java.nio.file.Paths.get(path).getFileName().toString();
+  }
+
+  private String startLine(int group) {
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("forkset-harness: hazelcast from (\\S+) patches=(\\S*) java=(\\S+)")
+        .matcher(logText());
+    return m.find() ? m.group(group) : null;
+  }
+
   /** True when the member's log shows an OutOfMemoryError. */
   public boolean sawOutOfMemoryError() {
     return logText().contains("java.lang.OutOfMemoryError");

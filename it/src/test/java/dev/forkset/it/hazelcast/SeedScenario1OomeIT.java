@@ -6,9 +6,10 @@ import static org.junit.Assert.assertTrue;
 import com.hazelcast.map.IMap;
 import dev.forkset.it.harness.Flavor;
 import dev.forkset.it.harness.HazelcastCluster;
+import dev.forkset.it.harness.HazelcastLine;
+import dev.forkset.it.harness.Jdks;
 import dev.forkset.it.harness.MemberProcess;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import org.junit.Test;
 
 /**
@@ -17,7 +18,8 @@ import org.junit.Test;
  * dies of OutOfMemoryError at about the 29th put while it believes it holds about 145 MB. The
  * custom member (custom jar + module) counts 8 MB per value, evicts, and lives. Same run, same
  * flags, stock first and custom second. The ZGC variants (5f) run JDK 17 ZGC and the generational
- * ZGC of the Temurin 25 JDK.
+ * ZGC of the Temurin 25 JDK. The G1 scenario runs again on the oldest Hazelcast line on JDK 11,
+ * the seed's own setting.
  */
 public class SeedScenario1OomeIT {
   static final int LIMIT_MB = 150;
@@ -37,30 +39,40 @@ public class SeedScenario1OomeIT {
 
   @Test
   public void g1FourMegabyteRegions() throws Exception {
-    scenario("s1-g1-4m", null, VALUE_BYTES, 8L << 20, "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m");
+    scenario("s1-g1-4m", HazelcastLine.DEFAULT, null, VALUE_BYTES, 8L << 20, "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m");
   }
 
   @Test
   public void zgcJdk17() throws Exception {
-    scenario("s1-zgc-17", null, ZGC_VALUE_BYTES, 4L << 20, "-XX:+UseZGC");
+    scenario("s1-zgc-17", HazelcastLine.DEFAULT, null, ZGC_VALUE_BYTES, 4L << 20, "-XX:+UseZGC");
   }
 
   @Test
   public void generationalZgcJdk25() throws Exception {
-    Path jdk25 = Paths.get(System.getProperty("forkset.jdk25.home", "/usr/lib/jvm/temurin-25-jdk-amd64"));
-    org.junit.Assume.assumeTrue("no JDK 25 at " + jdk25, jdk25.resolve("bin/java").toFile().canExecute());
-    scenario("s1-zgc-gen-25", jdk25, ZGC_VALUE_BYTES, 4L << 20, "-XX:+UseZGC");
+    scenario("s1-zgc-gen-25", HazelcastLine.DEFAULT, Jdks.jdk25(), ZGC_VALUE_BYTES, 4L << 20,
+        "-XX:+UseZGC");
   }
 
-  private void scenario(String name, Path javaHome, int valueBytes, long valueFootprint, String... gc)
-      throws Exception {
+  /**
+   * The seed's own setting: the oldest line (5.3.8, stock jar vs its custom jar with the same
+   * module jar the default line uses) on JDK 11, G1 with 4 MB regions.
+   */
+  @Test
+  public void g1FourMegabyteRegions_oldestLineOnJdk11() throws Exception {
+    scenario("s1-g1-4m-oldest-jdk11", HazelcastLine.OLDEST, Jdks.jdk11(), VALUE_BYTES, 8L << 20,
+        "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m");
+  }
+
+  private void scenario(String name, HazelcastLine line, Path javaHome, int valueBytes,
+      long valueFootprint, String... gc) throws Exception {
     byte[] value = new byte[valueBytes];
     // Stock.
     int stockPuts = 0;
     boolean stockDied;
-    try (HazelcastCluster stock = builder(name + "-stock", Flavor.STOCK, javaHome, gc).start()) {
+    try (HazelcastCluster stock = builder(name + "-stock", Flavor.STOCK, line, javaHome, gc).start()) {
       IMap<Integer, byte[]> map = stock.client().getMap("seed1");
       MemberProcess m = stock.member(0);
+      SeedScenarios.assertRuns(m, line, javaHome);
       try {
         for (int i = 0; i < PUTS && m.isAlive(); i++) {
           map.put(i, value);
@@ -76,8 +88,9 @@ public class SeedScenario1OomeIT {
           : "alive after " + stockPuts + " puts"));
     }
     // Custom.
-    try (HazelcastCluster custom = builder(name + "-custom", Flavor.CUSTOM, javaHome, gc).start()) {
+    try (HazelcastCluster custom = builder(name + "-custom", Flavor.CUSTOM, line, javaHome, gc).start()) {
       MemberProcess m = custom.member(0);
+      SeedScenarios.assertRuns(m, line, javaHome);
       EvictionProbe probe = new EvictionProbe(m);
       long baseline = m.heapUsedAfterFullGc();
       IMap<Integer, byte[]> map = custom.client().getMap("seed1");
@@ -104,8 +117,9 @@ public class SeedScenario1OomeIT {
         + " puts)", stockDied);
   }
 
-  private static HazelcastCluster.Builder builder(String name, Flavor flavor, Path javaHome, String... gc) {
-    HazelcastCluster.Builder b = HazelcastCluster.builder(name).members(1).flavor(flavor)
+  private static HazelcastCluster.Builder builder(String name, Flavor flavor, HazelcastLine line,
+      Path javaHome, String... gc) {
+    HazelcastCluster.Builder b = HazelcastCluster.builder(name).members(1).flavor(flavor).line(line)
         .heap("256m").jvmArgs(gc)
         .config(SeedScenarios.usedHeapMap("seed1", LIMIT_MB, 0, ""));
     if (javaHome != null) {

@@ -5,7 +5,10 @@ import static org.junit.Assert.assertTrue;
 import com.hazelcast.map.IMap;
 import dev.forkset.it.harness.Flavor;
 import dev.forkset.it.harness.HazelcastCluster;
+import dev.forkset.it.harness.HazelcastLine;
+import dev.forkset.it.harness.Jdks;
 import dev.forkset.it.harness.MemberProcess;
+import java.nio.file.Path;
 import java.util.Set;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -24,6 +27,16 @@ public class SizeProportionalEvictionIT {
    */
   @Test
   public void oneLargeValueAfterManySmallOnes() throws Exception {
+    scenario3("s3", HazelcastLine.DEFAULT, null);
+  }
+
+  /** 5b again on the oldest line (5.3.8) on JDK 11, with the same module jar. */
+  @Test
+  public void oneLargeValueAfterManySmallOnes_oldestLineOnJdk11() throws Exception {
+    scenario3("s3-oldest-jdk11", HazelcastLine.OLDEST, Jdks.jdk11());
+  }
+
+  private void scenario3(String name, HazelcastLine line, Path javaHome) throws Exception {
     int limitMb = 64;
     long limit = (long) limitMb << 20;
     byte[] small = new byte[10_000];
@@ -31,8 +44,9 @@ public class SizeProportionalEvictionIT {
     String config = SeedScenarios.usedHeapMap("seed3", limitMb, 0, "  hazelcast.jmx: true\n");
 
     long stockOver;
-    try (HazelcastCluster stock = HazelcastCluster.builder("s3-stock").members(1).flavor(Flavor.STOCK)
-        .heap("256m").jvmArgs("-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m").config(config).start()) {
+    try (HazelcastCluster stock = scenario3Cluster(name + "-stock", Flavor.STOCK, line, javaHome,
+        config)) {
+      SeedScenarios.assertRuns(stock.member(0), line, javaHome);
       IMap<Integer, byte[]> map = stock.client().getMap("seed3");
       for (int i = 0; i < 8000; i++) {
         map.put(i, small);
@@ -41,16 +55,16 @@ public class SizeProportionalEvictionIT {
       Thread.sleep(500);
       long cost = stockCost(stock.member(0), "seed3");
       stockOver = cost - limit;
-      System.out.println("[s3] stock: after the " + SeedScenarios.mb(big.length) + " MB put the map"
+      System.out.println("[" + name + "] stock: after the " + SeedScenarios.mb(big.length) + " MB put the map"
           + " reports " + SeedScenarios.mb(cost) + " MB against a " + limitMb + " MB limit ("
           + map.size() + " entries)");
       stock.assertAllAlive();
     }
 
-    try (HazelcastCluster custom = HazelcastCluster.builder("s3-custom").members(1)
-        .flavor(Flavor.CUSTOM).heap("256m").jvmArgs("-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m")
-        .config(config).start()) {
+    try (HazelcastCluster custom = scenario3Cluster(name + "-custom", Flavor.CUSTOM, line, javaHome,
+        config)) {
       MemberProcess m = custom.member(0);
+      SeedScenarios.assertRuns(m, line, javaHome);
       EvictionProbe probe = new EvictionProbe(m);
       IMap<Integer, byte[]> map = custom.client().getMap("seed3");
       for (int i = 0; i < 8000; i++) {
@@ -62,7 +76,7 @@ public class SizeProportionalEvictionIT {
       // The put's response goes out before its eviction step: wait for that step, nothing else runs.
       long cost = awaitAtMost(probe, "seed3", limit, 3000);
       long evictedForBig = probe.evictions() - before;
-      System.out.println("[s3] custom: filled to " + SeedScenarios.mb(filled) + " MB; after the "
+      System.out.println("[" + name + "] custom: filled to " + SeedScenarios.mb(filled) + " MB; after the "
           + SeedScenarios.mb(big.length) + " MB put: " + SeedScenarios.mb(cost) + " MB against "
           + limitMb + " MB, " + evictedForBig + " evictions for it");
       assertTrue("custom is back under the limit after the single large put: " + cost, cost <= limit);
@@ -74,7 +88,7 @@ public class SizeProportionalEvictionIT {
       }
       long costAfter = awaitAtMost(probe, "seed3", limit, 3000);
       long evictedForSmall = probe.evictions() - beforeSmall;
-      System.out.println("[s3] custom: 1000 small puts evicted " + evictedForSmall + " entries; map at "
+      System.out.println("[" + name + "] custom: 1000 small puts evicted " + evictedForSmall + " entries; map at "
           + costAfter + " bytes of " + limit);
       assertTrue("1000 small puts evict about one entry each, not more: " + evictedForSmall,
           evictedForSmall <= 1050);
@@ -83,6 +97,16 @@ public class SizeProportionalEvictionIT {
       custom.assertAllAlive();
     }
     assertTrue("stock stays over its limit after the big put (" + stockOver + ")", stockOver > 0);
+  }
+
+  private static HazelcastCluster scenario3Cluster(String name, Flavor flavor, HazelcastLine line,
+      Path javaHome, String config) throws Exception {
+    HazelcastCluster.Builder b = HazelcastCluster.builder(name).members(1).flavor(flavor).line(line)
+        .heap("256m").jvmArgs("-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m").config(config);
+    if (javaHome != null) {
+      b.javaHome(javaHome);
+    }
+    return b.start();
   }
 
   /**
