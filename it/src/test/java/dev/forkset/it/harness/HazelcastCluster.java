@@ -105,8 +105,9 @@ public final class HazelcastCluster implements AutoCloseable {
       return this;
     }
 
+    /** The JDK the members run on; null means the test JVM's own. */
     public Builder javaHome(Path home) {
-      this.javaHome = home;
+      this.javaHome = home == null ? Paths.get(System.getProperty("java.home")) : home;
       return this;
     }
 

@@ -8,7 +8,7 @@ public enum HazelcastLine {
   /** The line the modules build against (hazelcast.modules.line, 5.7.0 by default). */
   DEFAULT("forkset.hazelcast."),
   /**
-   * The oldest line with a series (hazelcast.oldest.line in it/pom.xml, 5.3.8: the seed's 5.3
+   * The oldest line with a series (hazelcast.oldest.line in the root pom, 5.3.8: the seed's 5.3
    * line, which runs on JDK 11 in the field).
    */
   OLDEST("forkset.hazelcast.oldest.");

@@ -85,11 +85,7 @@ public class EvictionSettingsIT {
 
   private static HazelcastCluster.Builder builder(String name, Flavor flavor, HazelcastLine line,
       Path javaHome, String properties) {
-    HazelcastCluster.Builder b = HazelcastCluster.builder(name).members(1).flavor(flavor).line(line)
+    return HazelcastCluster.builder(name).members(1).flavor(flavor).line(line).javaHome(javaHome)
         .heap("128m").config(SeedScenarios.usedHeapMap("seed1", 64, 0, properties));
-    if (javaHome != null) {
-      b.javaHome(javaHome);
-    }
-    return b;
   }
 }

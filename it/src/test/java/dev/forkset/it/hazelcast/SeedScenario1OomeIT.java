@@ -119,12 +119,7 @@ public class SeedScenario1OomeIT {
 
   private static HazelcastCluster.Builder builder(String name, Flavor flavor, HazelcastLine line,
       Path javaHome, String... gc) {
-    HazelcastCluster.Builder b = HazelcastCluster.builder(name).members(1).flavor(flavor).line(line)
-        .heap("256m").jvmArgs(gc)
-        .config(SeedScenarios.usedHeapMap("seed1", LIMIT_MB, 0, ""));
-    if (javaHome != null) {
-      b.javaHome(javaHome);
-    }
-    return b;
+    return HazelcastCluster.builder(name).members(1).flavor(flavor).line(line).javaHome(javaHome)
+        .heap("256m").jvmArgs(gc).config(SeedScenarios.usedHeapMap("seed1", LIMIT_MB, 0, ""));
   }
 }

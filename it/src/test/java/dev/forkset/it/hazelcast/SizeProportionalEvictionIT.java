@@ -101,12 +101,8 @@ public class SizeProportionalEvictionIT {
 
   private static HazelcastCluster scenario3Cluster(String name, Flavor flavor, HazelcastLine line,
       Path javaHome, String config) throws Exception {
-    HazelcastCluster.Builder b = HazelcastCluster.builder(name).members(1).flavor(flavor).line(line)
-        .heap("256m").jvmArgs("-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m").config(config);
-    if (javaHome != null) {
-      b.javaHome(javaHome);
-    }
-    return b.start();
+    return HazelcastCluster.builder(name).members(1).flavor(flavor).line(line).javaHome(javaHome)
+        .heap("256m").jvmArgs("-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m").config(config).start();
   }
 
   /**
