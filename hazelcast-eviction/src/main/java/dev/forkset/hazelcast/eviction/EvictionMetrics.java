@@ -18,6 +18,8 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder continuations = new LongAdder();
   /** New entries refused (retryably) while the map was far over its limit. */
   final LongAdder deferred = new LongAdder();
+  /** Batches of owner-evicted keys sent to backups (one per partition and pass). */
+  final LongAdder backupBatches = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
   private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
@@ -85,6 +87,12 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   @Override
   public long getDeferredPuts() {
     return deferred.sum();
+  }
+
+  @Probe(name = "backupEvictionBatches")
+  @Override
+  public long getBackupEvictionBatches() {
+    return backupBatches.sum();
   }
 
   /** Ordinal of {@link GcFootprintModel.Kind}: 0 g1, 1 zgc, 2 zgc-generational, 3 shenandoah, 4 parallel, 5 serial, 6 conservative. */

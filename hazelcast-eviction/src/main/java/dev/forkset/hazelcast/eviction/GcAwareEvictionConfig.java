@@ -70,6 +70,12 @@ public final class GcAwareEvictionConfig {
       "Reject a new entry whose modelled cost alone exceeds the map's per-member"
           + " USED_HEAP_SIZE / USED_HEAP_PERCENTAGE limit, with IllegalArgumentException to the"
           + " caller.");
+  public static final Property BACKUPS_FOLLOW_OWNER = add(
+      "hazelcast.map.eviction.backups.follow.owner", "false", "true, false",
+      "true: under USED_HEAP_SIZE / USED_HEAP_PERCENTAGE a member evicts from the partitions it"
+          + " owns and sends the evicted keys to their backups, so owner and backups hold the same"
+          + " entries and a member crash loses no entry the map still held. false: every replica"
+          + " evicts its own choice, as upstream does (better LRU accuracy, replicas differ).");
   public static final Property ENTRY_OVERHEAD = add("hazelcast.map.eviction.entry.overhead", "auto",
       "auto, or a number of bytes from 0 to 4096",
       "Per-entry bytes of the record store's structures (hash-table node, table slot, segment"
@@ -83,6 +89,7 @@ public final class GcAwareEvictionConfig {
   public final int maxEvictionsPerOperation;
   public final long maxNanosPerOperation;
   public final boolean rejectOversized;
+  public final boolean backupsFollowOwner;
   public final int entryOverhead;
 
   private GcAwareEvictionConfig(Function<String, String> lookup) {
@@ -97,11 +104,8 @@ public final class GcAwareEvictionConfig {
     this.poolSize = intValue(lookup, POOL_SIZE, 1, sampleCount);
     this.maxEvictionsPerOperation = intValue(lookup, MAX_EVICTIONS, 1, 10_000_000);
     this.maxNanosPerOperation = intValue(lookup, MAX_MICROS, 1, 60_000_000) * 1000L;
-    String reject = value(lookup, REJECT_OVERSIZED).toLowerCase(Locale.ROOT);
-    if (!reject.equals("true") && !reject.equals("false")) {
-      throw bad(REJECT_OVERSIZED, reject);
-    }
-    this.rejectOversized = Boolean.parseBoolean(reject);
+    this.rejectOversized = booleanValue(lookup, REJECT_OVERSIZED);
+    this.backupsFollowOwner = booleanValue(lookup, BACKUPS_FOLLOW_OWNER);
     String overhead = value(lookup, ENTRY_OVERHEAD);
     this.entryOverhead = overhead.equalsIgnoreCase("auto") ? -1
         : intValue(lookup, ENTRY_OVERHEAD, 0, 4096);
@@ -172,6 +176,14 @@ public final class GcAwareEvictionConfig {
     }
   }
 
+  private static boolean booleanValue(Function<String, String> lookup, Property p) {
+    String v = value(lookup, p).toLowerCase(Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false")) {
+      throw bad(p, v);
+    }
+    return Boolean.parseBoolean(v);
+  }
+
   private static InvalidConfigurationException bad(Property p, String v) {
     return new InvalidConfigurationException("Property " + p.name + "='" + v + "' is not valid."
         + " Accepted values: " + p.accepted + ".");
@@ -184,6 +196,7 @@ public final class GcAwareEvictionConfig {
         + ", max.evictions.per.operation=" + maxEvictionsPerOperation
         + ", max.micros.per.operation=" + maxNanosPerOperation / 1000
         + ", reject.oversized=" + rejectOversized
+        + ", backups.follow.owner=" + backupsFollowOwner
         + ", entry.overhead=" + (entryOverhead < 0 ? "auto" : entryOverhead);
   }
 }

@@ -29,6 +29,9 @@ public interface GcAwareEvictionMXBean {
   /** New entries refused retryably while the map was far over its limit (back-pressure). */
   long getDeferredPuts();
 
+  /** Batches of owner-evicted keys sent to backup replicas (one per partition and pass). */
+  long getBackupEvictionBatches();
+
   /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
   long mapCost(String mapName);
 

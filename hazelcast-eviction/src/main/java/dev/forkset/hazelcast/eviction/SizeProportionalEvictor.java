@@ -8,9 +8,12 @@ import com.hazelcast.internal.partition.IPartition;
 import com.hazelcast.internal.partition.IPartitionService;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.util.Clock;
+import com.hazelcast.internal.eviction.ExpiredKey;
+import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.MapServiceContext;
 import com.hazelcast.map.impl.eviction.EvictionChecker;
 import com.hazelcast.map.impl.eviction.Evictor;
+import com.hazelcast.map.impl.operation.EvictBatchBackupOperation;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.map.impl.recordstore.LazyEvictableEntryView;
 import com.hazelcast.map.impl.recordstore.RecordStore;
@@ -19,11 +22,14 @@ import com.hazelcast.spi.eviction.EvictionPolicyComparator;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
 import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.PartitionSpecificRunnable;
+import com.hazelcast.spi.impl.operationservice.OperationService;
 import com.hazelcast.spi.impl.operationexecutor.impl.PartitionOperationThread;
 import com.hazelcast.spi.impl.operationservice.impl.OperationServiceImpl;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -44,8 +50,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (hazelcast/hazelcast#19862 reports LRU evicting the newest entries).
  *
  * <p>This evictor keeps one <em>eviction pool</em> per map and partition thread. A refill
- * samples {@code pool.sample.count} entries from all record stores of the map that the current
- * partition thread owns (weighted by their sizes), orders them by the map's
+ * samples {@code pool.sample.count} entries from the record stores of the map that the current
+ * partition thread serves and this member owns (weighted by their sizes), orders them by the map's
  * {@link EvictionPolicyComparator} (expired entries first) and keeps the best
  * {@code pool.size}. Candidates are then evicted best first, each checked to be still the same
  * record, until the freed cost covers the overshoot; the pool is refilled only when used up.
@@ -70,6 +76,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * cost alone exceeds the map's per-member limit is rejected before it is stored
  * ({@link GcAwareEvictionProvider#checkNewEntry}); evicting everything could not make room for
  * it and storing it could exhaust the heap.
+ *
+ * <p>Replicas: upstream lets each replica evict its own sample, so owner and backup of a
+ * partition end up with different keys, and so does this evictor by default. With
+ * {@code backups.follow.owner} a pass samples only the partitions the member owns and sends the
+ * keys it evicted to their backups ({@code EvictBatchBackupOperation}, which upstream uses for
+ * expired keys); backups are evicted locally only when the partition thread owns nothing of the
+ * map.
  *
  * <p>Costs are the {@link GcAwareEntryCostEstimator}'s, so "size" here means the heap an entry
  * really occupies on the running collector, humongous rounding included; the limit of
@@ -107,6 +120,8 @@ public final class SizeProportionalEvictor implements Evictor {
    * on 5.5+, so a call on it links on one line only, and this jar runs on both.
    */
   private final EvictionConfig evictionConfig;
+  /** Sync + async backups of the map: the replicas an owner's evicted keys are sent to. */
+  private final int totalBackups;
   private final EvictionPolicyComparator policy;
   private final EvictionChecker checker;
   private final int batchSize;
@@ -135,6 +150,7 @@ public final class SizeProportionalEvictor implements Evictor {
       GcAwareEvictionConfig config, EvictionMetrics metrics) {
     this.mapName = mapName;
     this.evictionConfig = mapConfig.getEvictionConfig();
+    this.totalBackups = mapConfig.getTotalBackupCount();
     this.policy = policy;
     this.checker = checker;
     this.batchSize = Math.max(1, batchSize);
@@ -169,6 +185,53 @@ public final class SizeProportionalEvictor implements Evictor {
     };
   }
 
+  /**
+   * With {@code backups.follow.owner}: keys one pass evicted from partitions this member owns,
+   * sent to those partitions' backup replicas when the pass ends: one {@code EvictBatchBackupOperation} per partition and backup,
+   * the operation upstream sends for expired keys. The backup drops each key whose value still
+   * has the same hash (a newer put of the key survives) and then trims itself to the owner's
+   * entry count, so owner and backups keep the same entries instead of each replica evicting
+   * its own choice.
+   */
+  private final class OwnerEvictions {
+    private Map<Integer, List<ExpiredKey>> keys;
+    private Map<Integer, RecordStore> stores;
+
+    void add(RecordStore store, int partitionId, Data key, Object value) {
+      if (totalBackups == 0 || !config.backupsFollowOwner) {
+        return;
+      }
+      if (keys == null) {
+        keys = new HashMap<>();
+        stores = new HashMap<>();
+      }
+      keys.computeIfAbsent(partitionId, p -> new ArrayList<>())
+          .add(new ExpiredKey(key, value.hashCode()));
+      stores.put(partitionId, store);
+    }
+
+    void sendToBackups() {
+      if (keys == null) {
+        return;
+      }
+      OperationService operations = nodeEngine.getOperationService();
+      for (Map.Entry<Integer, List<ExpiredKey>> e : keys.entrySet()) {
+        int pid = e.getKey();
+        int primaryCount = stores.get(pid).size();
+        IPartition partition = partitionService.getPartition(pid, false);
+        for (int replica = 1; replica <= totalBackups; replica++) {
+          if (partition.getReplicaAddress(replica) != null) {
+            operations.invokeOnPartitionAsync(MapService.SERVICE_NAME,
+                new EvictBatchBackupOperation(mapName, e.getValue(), primaryCount), pid, replica);
+          }
+        }
+      }
+      metrics.backupBatches.add(keys.size());
+      keys = null;
+      stores = null;
+    }
+  }
+
   /** The eviction config of this evictor's map. */
   EvictionConfig evictionConfig() {
     return evictionConfig;
@@ -186,7 +249,7 @@ public final class SizeProportionalEvictor implements Evictor {
         lastUsed[slot] = -1;
         long over = used - limit;
         if (over > 0) {
-          evictBytes(recordStore, excludedKey, over, limit, true);
+          evictBytes(recordStore, excludedKey, ownedShare(over, used), limit, true);
         }
         break;
       case PER_NODE:
@@ -237,6 +300,30 @@ public final class SizeProportionalEvictor implements Evictor {
     return evictionConfig.getSize() * 1024L * 1024L;
   }
 
+  /**
+   * The part of an overshoot this member frees from the partitions it owns: over x owned / used.
+   * The rest sits in backup replicas, which the owners' evictions shrink (OwnerEvictions);
+   * freeing the whole overshoot here too would evict about twice what is needed with one
+   * backup. Without backups, or when this member owns nothing of the map, it is the whole.
+   */
+  private long ownedShare(long over, long used) {
+    if (totalBackups == 0 || !config.backupsFollowOwner || used <= 0) {
+      return over;
+    }
+    MapServiceContext context = mapServiceContext();
+    long owned = 0;
+    for (int pid = 0; pid < partitionCount; pid++) {
+      RecordStore store = context.getExistingRecordStore(pid, mapName);
+      if (store != null && !isBackup(pid)) {
+        owned += store.getOwnedEntryCost();
+      }
+    }
+    if (owned <= 0) {
+      return over;
+    }
+    return Math.max(1, (long) Math.ceil((double) over * Math.min(owned, used) / used));
+  }
+
   /** Sum of the cost estimates of the map's record stores on this member. */
   long usedHeap() {
     MapServiceContext context = mapServiceContext();
@@ -251,7 +338,7 @@ public final class SizeProportionalEvictor implements Evictor {
   }
 
   private MapServiceContext mapServiceContext() {
-    com.hazelcast.map.impl.MapService service = nodeEngine.getService(com.hazelcast.map.impl.MapService.SERVICE_NAME);
+    MapService service = nodeEngine.getService(MapService.SERVICE_NAME);
     return service.getMapServiceContext();
   }
 
@@ -267,33 +354,14 @@ public final class SizeProportionalEvictor implements Evictor {
     EvictionPool<Candidate> pool = thread >= 0 ? pools[thread] : pools[threadCount];
     Object domain = thread >= 0 ? "thread-" + thread : "partition-" + store.getPartitionId();
     pool.retarget(domain);
-    long freed = 0;
-    int evictions = 0;
-    int refills = 0;
     int maxRefills = config.maxEvictionsPerOperation / config.poolSize + 4;
-    boolean exhausted = false;
-    while (freed < over) {
-      if (evictions >= config.maxEvictionsPerOperation || System.nanoTime() > deadline
-          || refills > maxRefills) {
-        metrics.capped.increment();
-        break;
+    OwnerEvictions owned = new OwnerEvictions();
+    try {
+      boolean exhausted = evictPass(pool, domain, thread, store, excludedKey, over, deadline,
+          maxRefills, owned);
+      if (!exhausted) {
+        return;
       }
-      Candidate c = pool.poll();
-      if (c == null) {
-        refills++;
-        if (!refill(pool, domain, thread, store, excludedKey, over - freed)) {
-          exhausted = true;
-          break;
-        }
-        continue;
-      }
-      long cost = evictCandidate(c, excludedKey);
-      if (cost >= 0) {
-        freed += cost;
-        evictions++;
-      }
-    }
-    if (exhausted && freed < over) {
       if (continueElsewhere && thread >= 0 && threadCount > 1) {
         scheduleContinuations(thread);
       }
@@ -305,7 +373,7 @@ public final class SizeProportionalEvictor implements Evictor {
                 .calculateEntryCost(excludedKey, added) : 0;
         if (own > limit) {
           long cost = evictCandidate(new Candidate(store, store.getPartitionId(), excludedKey,
-              added, null, false), null);
+              added, null, false), null, owned);
           if (cost > 0) {
             nodeEngine.getLogger(getClass()).warning("Map '" + mapName + "': an entry of " + own
                 + " bytes (modelled) is larger than the per-member limit of " + limit
@@ -313,7 +381,42 @@ public final class SizeProportionalEvictor implements Evictor {
           }
         }
       }
+    } finally {
+      owned.sendToBackups();
     }
+  }
+
+  /**
+   * Evicts from the domain until {@code over} bytes are freed or a cap is hit; true when the
+   * domain has nothing more to evict. Keys evicted from owned partitions go to {@code owned}.
+   */
+  private boolean evictPass(EvictionPool<Candidate> pool, Object domain, int thread,
+      RecordStore store, Data excludedKey, long over, long deadline, int maxRefills,
+      OwnerEvictions owned) {
+    long freed = 0;
+    int evictions = 0;
+    int refills = 0;
+    while (freed < over) {
+      if (evictions >= config.maxEvictionsPerOperation || System.nanoTime() > deadline
+          || refills > maxRefills) {
+        metrics.capped.increment();
+        return false;
+      }
+      Candidate c = pool.poll();
+      if (c == null) {
+        refills++;
+        if (!refill(pool, domain, thread, store, excludedKey, over - freed)) {
+          return true;
+        }
+        continue;
+      }
+      long cost = evictCandidate(c, excludedKey, owned);
+      if (cost >= 0) {
+        freed += cost;
+        evictions++;
+      }
+    }
+    return false;
   }
 
   private void evictCount(RecordStore store, Data excludedKey, int max) {
@@ -337,13 +440,13 @@ public final class SizeProportionalEvictor implements Evictor {
           Record added = excludedKey == null ? null : store.getRecord(excludedKey);
           if (added != null) {
             evictCandidate(new Candidate(store, store.getPartitionId(), excludedKey, added, null,
-                false), null);
+                false), null, null);
           }
           return;
         }
         continue;
       }
-      if (evictCandidate(c, excludedKey) >= 0) {
+      if (evictCandidate(c, excludedKey, null) >= 0) {
         evictions++;
       }
     }
@@ -380,13 +483,21 @@ public final class SizeProportionalEvictor implements Evictor {
         domainStores[thread] = cached;
         domainListedAt[thread] = now;
       }
-      for (int i = 0; i < cached.length; i += 2) {
-        RecordStore s = (RecordStore) cached[i];
-        if (s.size() > 0) {
-          stores.add(s);
-          pids.add((Integer) cached[i + 1]);
-          total += s.size();
-          totalCost += s.getOwnedEntryCost();
+      // With backups.follow.owner: owned partitions only, while they hold anything; their
+      // evictions reach the backups (OwnerEvictions). Backup replicas are evicted here only
+      // when this thread owns nothing of the map, so that a member holding mostly backups still
+      // keeps to its limit. Without it: every partition of the thread, owned or backup.
+      boolean ownedFirst = config.backupsFollowOwner && totalBackups > 0;
+      for (int pass = 0; pass < 2 && total == 0; pass++) {
+        for (int i = 0; i < cached.length; i += 2) {
+          RecordStore s = (RecordStore) cached[i];
+          int pid = (Integer) cached[i + 1];
+          if (s.size() > 0 && (!ownedFirst || isBackup(pid) == (pass == 1))) {
+            stores.add(s);
+            pids.add(pid);
+            total += s.size();
+            totalCost += s.getOwnedEntryCost();
+          }
         }
       }
       if (total == 0 && cached.length > 0) {
@@ -439,8 +550,11 @@ public final class SizeProportionalEvictor implements Evictor {
     return true;
   }
 
-  /** Evicts a candidate if it is still there; returns the freed cost, or -1. */
-  private long evictCandidate(Candidate c, Data excludedKey) {
+  /**
+   * Evicts a candidate if it is still there; returns the freed cost, or -1. An entry evicted
+   * from an owned partition is added to {@code owned} (when given) for its backups.
+   */
+  private long evictCandidate(Candidate c, Data excludedKey, OwnerEvictions owned) {
     RecordStore s = c.store;
     if (excludedKey != null && c.key.equals(excludedKey)) {
       return -1;
@@ -455,6 +569,9 @@ public final class SizeProportionalEvictor implements Evictor {
     Object value = s.evict(c.key, backup);
     if (value != null && !backup) {
       s.doPostEvictionOperations(c.key, value, reason);
+      if (owned != null) {
+        owned.add(s, c.partitionId, c.key, value);
+      }
     }
     long freed = Math.max(0, before - s.getOwnedEntryCost());
     metrics.evictions.increment();
@@ -495,9 +612,9 @@ public final class SizeProportionalEvictor implements Evictor {
           }
           EvictionConfig ec = evictionConfig;
           long limit = limitBytes(ec);
-          long over = usedHeap() - limit;
-          if (over > 0) {
-            evictBytes(store, null, over, limit, false);
+          long used = usedHeap();
+          if (used > limit) {
+            evictBytes(store, null, ownedShare(used - limit, used), limit, false);
           }
         }
       });

@@ -5,27 +5,40 @@ import static org.junit.Assert.assertTrue;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.recordstore.RecordStore;
+import com.hazelcast.spi.impl.NodeEngineImpl;
+import com.hazelcast.test.Accessors;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
 import org.junit.After;
 import org.junit.Test;
 
 /**
- * With PER_NODE eviction, owner and backup replicas of each partition end up with the same entry
- * counts: the module leaves count-based policies to per-partition eviction on each replica, as
- * upstream does. Upstream's
+ * Owner and backup replicas agree once eviction settles.
+ *
+ * <p>PER_NODE: the module leaves count-based policies to per-partition eviction on each replica,
+ * as upstream does, so the counts agree. Upstream's
  * EvictionMaxSizePolicyTest#testOwnerAndBackupEntryCountsAreEqualAfterEviction_whenPerNodeMaxSizePolicyIsUsed
  * checks the same but reads the stats once, before backup work may have finished
  * (hazelcast/hazelcast#16431); this test reads them again until they agree.
  *
- * <p>USED_HEAP_SIZE eviction is deliberately not held to this: the module picks candidates across
- * all partitions of a partition thread, owned and backup, on each member independently, so
- * per-partition counts of owner and backup may differ (docs/hazelcast-eviction.md, "Backups").
+ * <p>USED_HEAP_SIZE with hazelcast.map.eviction.backups.follow.owner=true: the module evicts owned
+ * entries and sends their keys to the backups, so each partition's backup holds exactly the
+ * owner's keys. Stock Hazelcast (and the module by default) lets every replica evict its own
+ * sample, and the replicas hold different keys.
  */
 public class BackupConvergenceTest {
+  private static final int PARTITIONS = 271;
   private final TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory(2);
 
   @After
@@ -35,37 +48,89 @@ public class BackupConvergenceTest {
 
   @Test
   public void ownerAndBackupCounts_convergeAfterPerNodeEviction() throws Exception {
-    assertConverges(MaxSizePolicy.PER_NODE, 300, 2222, new byte[8]);
-  }
-
-  private void assertConverges(MaxSizePolicy policy, int size, int puts, byte[] value)
-      throws Exception {
-    Config config = new Config();
-    config.setProperty("hazelcast.partition.count", "271");
-    config.getMapConfig("m").getEvictionConfig().setEvictionPolicy(EvictionPolicy.LRU)
-        .setMaxSizePolicy(policy).setSize(size);
-    HazelcastInstance a = factory.newHazelcastInstance(config);
-    HazelcastInstance b = factory.newHazelcastInstance(config);
-    IMap<Integer, byte[]> mapA = a.getMap("m");
-    IMap<Integer, byte[]> mapB = b.getMap("m");
-    for (int i = 0; i < puts; i++) {
-      mapA.put(i, value);
-    }
-    long deadline = System.currentTimeMillis() + 30_000;
-    String last = "";
-    while (System.currentTimeMillis() < deadline) {
+    HazelcastInstance[] members = fill(MaxSizePolicy.PER_NODE, 300, 2222, new byte[8], false);
+    IMap<Integer, byte[]> mapA = members[0].getMap("m");
+    IMap<Integer, byte[]> mapB = members[1].getMap("m");
+    awaitTrue("owner and backup counts agree", () -> {
       LocalMapStats sa = mapA.getLocalMapStats();
       LocalMapStats sb = mapB.getLocalMapStats();
-      last = "owned A " + sa.getOwnedEntryCount() + " / backup B " + sb.getBackupEntryCount()
-          + ", owned B " + sb.getOwnedEntryCount() + " / backup A " + sa.getBackupEntryCount();
-      if (sa.getOwnedEntryCount() == sb.getBackupEntryCount()
-          && sb.getOwnedEntryCount() == sa.getBackupEntryCount()) {
-        assertTrue("eviction happened: " + last, sa.getOwnedEntryCount() + sb.getOwnedEntryCount() < puts);
-        assertEquals(mapA.size(), sa.getOwnedEntryCount() + sb.getOwnedEntryCount());
+      return sa.getOwnedEntryCount() == sb.getBackupEntryCount()
+          && sb.getOwnedEntryCount() == sa.getBackupEntryCount() ? null
+          : "owned A " + sa.getOwnedEntryCount() + " / backup B " + sb.getBackupEntryCount()
+              + ", owned B " + sb.getOwnedEntryCount() + " / backup A " + sa.getBackupEntryCount();
+    });
+    assertTrue("eviction happened", mapA.size() < 2222);
+  }
+
+  @Test
+  public void usedHeapEviction_withBackupsFollowOwner_backupsHoldExactlyTheOwnersKeys()
+      throws Exception {
+    HazelcastInstance[] members = fill(MaxSizePolicy.USED_HEAP_SIZE, 1, 3000, new byte[1024], true);
+    awaitTrue("every partition's backup holds the owner's keys", () -> {
+      int differing = 0;
+      int owned = 0;
+      for (int pid = 0; pid < PARTITIONS; pid++) {
+        int owner = isLocal(members[0], pid) ? 0 : 1;
+        Set<Data> ownerKeys = keys(members[owner], pid);
+        Set<Data> backupKeys = keys(members[1 - owner], pid);
+        owned += ownerKeys.size();
+        if (!ownerKeys.equals(backupKeys)) {
+          differing++;
+        }
+      }
+      return differing == 0 ? null : differing + " of " + PARTITIONS + " partitions differ ("
+          + owned + " owned entries)";
+    });
+    assertTrue("eviction happened", members[0].getMap("m").size() < 3000);
+  }
+
+  private HazelcastInstance[] fill(MaxSizePolicy policy, int size, int puts, byte[] value,
+      boolean backupsFollowOwner) {
+    Config config = new Config();
+    config.setProperty(GcAwareEvictionConfig.BACKUPS_FOLLOW_OWNER.name,
+        Boolean.toString(backupsFollowOwner));
+    config.setProperty("hazelcast.partition.count", Integer.toString(PARTITIONS));
+    config.getMapConfig("m").setInMemoryFormat(InMemoryFormat.BINARY).setBackupCount(1)
+        .getEvictionConfig().setEvictionPolicy(EvictionPolicy.LRU).setMaxSizePolicy(policy)
+        .setSize(size);
+    HazelcastInstance a = factory.newHazelcastInstance(config);
+    HazelcastInstance b = factory.newHazelcastInstance(config);
+    IMap<Integer, byte[]> map = a.getMap("m");
+    for (int i = 0; i < puts; i++) {
+      map.put(i, value);
+    }
+    return new HazelcastInstance[] {a, b};
+  }
+
+  private static boolean isLocal(HazelcastInstance member, int pid) {
+    return Accessors.getNodeEngineImpl(member).getPartitionService().getPartition(pid).isLocal();
+  }
+
+  private static Set<Data> keys(HazelcastInstance member, int pid) {
+    NodeEngineImpl ne = Accessors.getNodeEngineImpl(member);
+    MapService service = ne.getService(MapService.SERVICE_NAME);
+    RecordStore<?> store = service.getMapServiceContext().getExistingRecordStore(pid, "m");
+    Set<Data> keys = new HashSet<>();
+    if (store != null) {
+      for (Iterator<? extends Map.Entry<Data, ?>> it = store.iterator(); it.hasNext(); ) {
+        keys.add(it.next().getKey());
+      }
+    }
+    return keys;
+  }
+
+  /** Polls {@code check} (null when it holds, else what differs) for up to 30 s. */
+  private static void awaitTrue(String what, java.util.function.Supplier<String> check)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    String last = null;
+    while (System.currentTimeMillis() < deadline) {
+      last = check.get();
+      if (last == null) {
         return;
       }
       Thread.sleep(100);
     }
-    throw new AssertionError("owner and backup counts did not converge in 30 s: " + last);
+    assertEquals(what + " within 30 s", null, last);
   }
 }

@@ -1,6 +1,7 @@
 package dev.forkset.hazelcast.eviction;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -20,8 +21,9 @@ public class GcAwareEvictionConfigTest {
     assertEquals(20000, c.maxEvictionsPerOperation);
     assertEquals(100_000_000L, c.maxNanosPerOperation);
     assertTrue(c.rejectOversized);
+    assertFalse(c.backupsFollowOwner);
     assertEquals(-1, c.entryOverhead);
-    assertEquals(8, GcAwareEvictionConfig.properties().size());
+    assertEquals(9, GcAwareEvictionConfig.properties().size());
   }
 
   private static void assertRejected(String name, String value, String... expected) {
@@ -47,6 +49,7 @@ public class GcAwareEvictionConfigTest {
     assertRejected("hazelcast.map.eviction.pool.sample.count", "many", "from 1 to 100000");
     assertRejected("hazelcast.map.eviction.pool.size", "65", "sample count");
     assertRejected("hazelcast.map.eviction.reject.oversized", "yes", "true, false");
+    assertRejected("hazelcast.map.eviction.backups.follow.owner", "on", "true, false");
     assertRejected("hazelcast.map.eviction.max.micros.per.operation", "0", "from 1");
     assertRejected("hazelcast.map.eviction.entry.overhead", "x", "auto, or a number");
   }
