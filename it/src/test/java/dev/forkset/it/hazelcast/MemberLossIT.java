@@ -79,6 +79,67 @@ public class MemberLossIT {
   }
 
   /**
+   * 5d under eviction: the map is written to three times its limit, so every member evicts,
+   * then one member is killed. A key the map held just before the kill must still be there
+   * afterwards unless an eviction event for it arrived after the kill (the survivors take over
+   * the dead member's partitions and may evict). Stock lets each replica evict its own sample,
+   * so a promoted backup lacks keys its owner still served; the module with
+   * hazelcast.map.eviction.backups.follow.owner=true sends the owner's evicted keys to the
+   * backups, so none may go missing.
+   */
+  @Test
+  public void evictingMapThenKillOneMember() throws Exception {
+    String stock = killUnderEvictionRun(Flavor.STOCK, false);
+    String custom = killUnderEvictionRun(Flavor.CUSTOM, true);
+    System.out.println("[5d-evicting] stock:  " + stock);
+    System.out.println("[5d-evicting] custom: " + custom);
+  }
+
+  private String killUnderEvictionRun(Flavor flavor, boolean strict) throws Exception {
+    int limitMb = 16;
+    String config = SeedScenarios.usedHeapMap("evicting", limitMb, 1,
+        "  hazelcast.map.eviction.backups.follow.owner: true\n");
+    try (HazelcastCluster cluster = HazelcastCluster.builder("5d-evicting-"
+        + flavor.name().toLowerCase()).members(3).flavor(flavor).heap("256m")
+        .jvmArgs("-XX:+UseG1GC").config(config).start()) {
+      IMap<Integer, byte[]> map = cluster.client().getMap("evicting");
+      Set<Integer> evicted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      map.addEntryListener((com.hazelcast.map.listener.EntryEvictedListener<Integer, byte[]>)
+          e -> evicted.add(e.getKey()), false);
+      Random random = new Random(11);
+      long written = 0;
+      int puts = 0;
+      while (written < 3L * 3 * limitMb * MB) {
+        int size = 1024 + random.nextInt(64 * 1024);
+        map.put(puts++, new byte[size]);
+        written += size;
+      }
+      Thread.sleep(2000); // let eviction and its events settle
+      cluster.assertAllAlive();
+      long evictedBefore = evicted.size();
+      Set<Integer> before = new HashSet<>(map.keySet());
+      evicted.clear();
+      cluster.member(2).kill();
+      Thread.sleep(5000);
+      Set<Integer> after = map.getAll(before).keySet();
+      Thread.sleep(2000); // eviction events of the survivors
+      Set<Integer> lost = new HashSet<>(before);
+      lost.removeAll(after);
+      lost.removeAll(evicted);
+      String result = puts + " puts (" + (written / MB) + " MB), " + evictedBefore
+          + " evicted before the kill, " + before.size() + " keys before the kill, "
+          + evicted.size() + " evicted after it, " + lost.size() + " lost";
+      if (strict) {
+        cluster.member(0).assertAlive();
+        cluster.member(1).assertAlive();
+        assertTrue("the map evicted before the kill: " + result, evictedBefore > 0);
+        assertEquals("keys lost by the kill (not evicted): " + result, 0, lost.size());
+      }
+      return result;
+    }
+  }
+
+  /**
    * 5e (seed scenario 2): three members filled to the limit, graceful shutdown of one: its
    * partitions migrate to the two others, which must evict while receiving and stay alive.
    */
