@@ -114,7 +114,7 @@ public class MemberLossIT {
         map.put(puts++, new byte[size]);
         written += size;
       }
-      Thread.sleep(2000); // let eviction and its events settle
+      awaitStable(evicted); // eviction events (and the backup batches sent with them) settle
       cluster.assertAllAlive();
       long evictedBefore = evicted.size();
       Set<Integer> before = new HashSet<>(map.keySet());
@@ -122,7 +122,7 @@ public class MemberLossIT {
       cluster.member(2).kill();
       Thread.sleep(5000);
       Set<Integer> after = map.getAll(before).keySet();
-      Thread.sleep(2000); // eviction events of the survivors
+      awaitStable(evicted); // the survivors' eviction events for what getAll no longer found
       Set<Integer> lost = new HashSet<>(before);
       lost.removeAll(after);
       lost.removeAll(evicted);
@@ -136,6 +136,16 @@ public class MemberLossIT {
         assertEquals("keys lost by the kill (not evicted): " + result, 0, lost.size());
       }
       return result;
+    }
+  }
+
+  /** Waits until no eviction event has arrived for a second (at most 20 s). */
+  private static void awaitStable(Set<Integer> evicted) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    int last = -1;
+    while (System.currentTimeMillis() < deadline && evicted.size() != last) {
+      last = evicted.size();
+      Thread.sleep(1000);
     }
   }
 
