@@ -6,8 +6,8 @@ import java.nio.file.Paths;
 import org.junit.Assume;
 
 /**
- * JDKs beside the one running the tests, for members that must run on another Java: JDK 11 for
- * the oldest Hazelcast line, JDK 25 for generational ZGC. A test that needs a missing JDK is
+ * JDKs beside the one running the tests, for JVMs that must run on another Java: JDK 8 and 11 for
+ * the oldest lines (HBase 2.1.2, Hazelcast 5.3.8), JDK 25 for generational ZGC. A test that needs a missing JDK is
  * skipped with the reason, unless the environment variable {@value #REQUIRE} is set (CI sets it),
  * in which case it fails and says how to install the JDK.
  */
@@ -16,6 +16,12 @@ public final class Jdks {
   public static final String REQUIRE = "FORKSET_REQUIRE_JDKS";
 
   private Jdks() {}
+
+  /** JDK 8, from forkset.jdk8.home (installed by .ci/install-jdk8). */
+  public static Path jdk8() {
+    return find("forkset.jdk8.home", 8, "run .ci/install-jdk8 (Debian's OpenJDK 8 with its own"
+        + " glibc, no root needed) or pass -Dforkset.jdk8.home=<a JDK 8>");
+  }
 
   /** JDK 11, from forkset.jdk11.home (installed by .ci/install-jdk11). */
   public static Path jdk11() {
@@ -37,7 +43,8 @@ public final class Jdks {
       problem = "System property " + property + " is not set";
     } else if (!Files.isExecutable(home.resolve("bin").resolve("java"))) {
       problem = "No JDK " + feature + " at " + property + "=" + value;
-    } else if (!version.equals(Integer.toString(feature)) && !version.startsWith(feature + ".")) {
+    } else if (!version.equals(Integer.toString(feature)) && !version.startsWith(feature + ".")
+        && !version.startsWith("1." + feature + ".")) {
       problem = property + "=" + value + " is Java " + version + ", not " + feature;
     }
     if (problem == null) {
@@ -51,7 +58,10 @@ public final class Jdks {
     return home;
   }
 
-  /** JAVA_VERSION from a JDK's release file (such as 11.0.32.1), or "" when it has none. */
+  /**
+   * JAVA_VERSION from a JDK's release file (such as 11.0.32.1, or 1.8.0_504 for JDK 8), or ""
+   * when it has none.
+   */
   public static String version(Path home) {
     try {
       for (String line : Files.readAllLines(home.resolve("release"))) {
