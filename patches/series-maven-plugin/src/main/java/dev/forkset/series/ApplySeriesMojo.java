@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipFile;
@@ -22,23 +21,7 @@ import org.apache.maven.plugins.annotations.Parameter;
  * the list of applied patches and replaced compilation units to {@code target/series/}.
  */
 @Mojo(name = "apply", defaultPhase = LifecyclePhase.GENERATE_SOURCES, threadSafe = true)
-public class ApplySeriesMojo extends AbstractSeriesMojo {
-  /** The line directory: holds {@code series} and the patches it names. */
-  @Parameter(defaultValue = "${project.basedir}", required = true)
-  private File seriesDirectory;
-
-  /** Upstream repository folder of the artifact's main Java sources, e.g. hbase-server/src/main/java/. */
-  @Parameter(required = true)
-  private String mainRoot;
-
-  /** Upstream repository folder of the artifact's test Java sources. */
-  @Parameter(required = true)
-  private String testRoot;
-
-  /** Accepted values of the {@code Module:} header besides {@code none}. */
-  @Parameter(required = true)
-  private List<String> modules;
-
+public class ApplySeriesMojo extends AbstractLineMojo {
   @Parameter(defaultValue = "${project.build.directory}/generated-sources/series", required = true)
   private File mainOutput;
 
@@ -47,18 +30,15 @@ public class ApplySeriesMojo extends AbstractSeriesMojo {
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
-    String line = upstreamArtifactId + " " + upstreamVersion;
-    Series series;
+    String line = line();
+    Series series = readSeries(true);
     try {
-      series = Series.read(seriesDirectory.toPath(), new LinkedHashSet<>(modules));
       for (String stray : series.unlisted()) {
         getLog().warn(stray + " is in " + seriesDirectory + " but not in its series file; it is"
             + " not applied.");
       }
-    } catch (PatchFailure e) {
-      throw new MojoFailureException(e.getMessage());
     } catch (IOException e) {
-      throw new MojoExecutionException("Cannot read the series in " + seriesDirectory, e);
+      throw new MojoExecutionException("Cannot list " + seriesDirectory, e);
     }
     File sourcesJar = resolveUpstream("sources", "sources jar");
     Series.Result result;
@@ -69,6 +49,9 @@ public class ApplySeriesMojo extends AbstractSeriesMojo {
           + e.getMessage());
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot read " + sourcesJar, e);
+    }
+    for (String note : result.notes) {
+      getLog().warn(note);
     }
     try {
       write(mainOutput.toPath(), result.mainSources);

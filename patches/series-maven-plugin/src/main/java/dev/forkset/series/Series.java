@@ -2,11 +2,10 @@ package dev.forkset.series;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,21 +21,50 @@ import java.util.zip.ZipFile;
  * in the order they apply. Applying it reads only the files the patches touch from the upstream
  * sources jar and returns them patched, split into main sources (recompiled into the custom jar)
  * and test sources (the patches' own tests, which may only add files).
+ *
+ * <p>Applying is exact: the sources are read as strict UTF-8, lines keep their terminators, and
+ * where a section's {@code index} line names the blob the patch was made against and the file is
+ * that blob, the result must be the blob the line names too (so our patcher and git agree byte for
+ * byte). A patch made against another version of a file is noted in {@link Result#notes}.
  */
 public final class Series {
   /** Name of the file that orders a line's patches. */
   public static final String SERIES_FILE = "series";
 
-  /** A patch of the series with its header. */
+  /** A patch of the series: its file name, its message and its file sections. */
   public static final class Patch {
     public final String name;
     public final Dep3Header header;
-    final List<UnifiedDiff.FileDiff> files;
+    public final List<UnifiedDiff.FileDiff> files;
+    /** The patch file's lines, without their newline. */
+    final List<String> lines;
 
-    Patch(String name, Dep3Header header, List<UnifiedDiff.FileDiff> files) {
+    private Patch(String name, Dep3Header header, List<UnifiedDiff.FileDiff> files,
+        List<String> lines) {
       this.name = name;
       this.header = header;
       this.files = files;
+      this.lines = lines;
+    }
+
+    /** Parses and checks a patch file in either form (see {@link Dep3Header.Form}). */
+    public static Patch parse(String name, byte[] bytes, Set<String> modules) throws PatchFailure {
+      String text = Text.utf8(bytes, name);
+      List<String> lines = Text.rawLines(text);
+      Dep3Header header = Dep3Header.read(name, lines, modules);
+      List<UnifiedDiff.FileDiff> files = UnifiedDiff.parse(name, lines, header.diffStart,
+          header.form() == Dep3Header.Form.DEP3_FIRST);
+      return new Patch(name, header, files, lines);
+    }
+
+    /** This patch with only the sections {@code keep} accepts. */
+    Patch only(java.util.function.Predicate<UnifiedDiff.FileDiff> keep) {
+      return new Patch(name, header, files.stream().filter(keep).collect(Collectors.toList()), lines);
+    }
+
+    /** The diff part of the file, as written. */
+    String diffText() {
+      return String.join("\n", lines.subList(header.diffStart, lines.size())) + "\n";
     }
   }
 
@@ -45,6 +73,145 @@ public final class Series {
     public final List<Patch> patches = new ArrayList<>();
     public final Map<String, String> mainSources = new LinkedHashMap<>();
     public final Map<String, String> testSources = new LinkedHashMap<>();
+    /** Things that apply but deserve a look, such as a patch made against another file version. */
+    public final List<String> notes = new ArrayList<>();
+  }
+
+  /**
+   * The files of one upstream sources jar as the patches applied so far left them. Patches are
+   * applied one at a time, each entirely or not at all.
+   */
+  static final class Tree {
+    private final ZipFile jar;
+    private final String mainRoot;
+    private final String testRoot;
+    /** Repository path to content; null once deleted. In order of first touch. */
+    final Map<String, String> work = new LinkedHashMap<>();
+    private final Set<String> created = new HashSet<>();
+    final List<String> notes = new ArrayList<>();
+
+    Tree(ZipFile jar, String mainRoot, String testRoot) {
+      this.jar = jar;
+      this.mainRoot = mainRoot;
+      this.testRoot = testRoot;
+    }
+
+    /** Applies {@code patch} with its own Max-Offset; on failure the tree is unchanged. */
+    void apply(Patch patch) throws PatchFailure, IOException {
+      apply(patch, patch.header.maxOffset(), false);
+    }
+
+    /**
+     * Applies {@code patch}, or with {@code reverse} undoes it, hunks moved by up to
+     * {@code maxOffset} lines; on failure the tree is unchanged.
+     */
+    void apply(Patch patch, int maxOffset, boolean reverse) throws PatchFailure, IOException {
+      Map<String, String> stage = new LinkedHashMap<>(work);
+      Set<String> made = new HashSet<>(created);
+      List<String> found = new ArrayList<>();
+      for (UnifiedDiff.FileDiff section : patch.files) {
+        UnifiedDiff.FileDiff file = reverse ? section.reversed() : section;
+        String path = file.path();
+        boolean test = root(patch, path);
+        String rel = path.substring((test ? testRoot : mainRoot).length());
+        String before;
+        if (stage.containsKey(path)) {
+          before = stage.get(path);
+          if (before == null && !file.isNewFile()) {
+            throw new PatchFailure(patch.name + ": changes " + path + ", which an earlier patch"
+                + " of the series deleted.");
+          }
+          if (before != null && file.isNewFile()) {
+            throw new PatchFailure(patch.name + ": creates " + path + ", which an earlier patch"
+                + " of the series already created or changed.");
+          }
+        } else if (test) {
+          if (!file.isNewFile()) {
+            throw new PatchFailure(patch.name + ": changes the upstream test " + path + "; the"
+                + " pipeline has no upstream test sources. Put the test in a new file instead.");
+          }
+          before = null;
+        } else {
+          ZipEntry entry = jar.getEntry(rel);
+          before = entry == null ? null : read(entry, path);
+          if (file.isNewFile() && before != null) {
+            throw new PatchFailure(patch.name + ": creates " + path + ", but upstream already has"
+                + " that file. The upstream line changed; refresh the patch (docs/building.md).");
+          }
+          if (!file.isNewFile() && before == null) {
+            throw new PatchFailure(patch.name + ": changes " + path + ", but the upstream sources"
+                + " jar " + jar.getName() + " has no " + rel + ". The patch was made for another"
+                + " upstream version; refresh it (docs/building.md).");
+          }
+        }
+        if (file.isDeletedFile() && !test && !made.contains(path) && !reverse) {
+          throw new PatchFailure(patch.name + ": deletes the upstream class " + path + ". A"
+              + " custom jar keeps every upstream class (code compiled against the release, such"
+              + " as coprocessors, links to it); change or deprecate the class instead.");
+        }
+        String after = StrictPatcher.apply(patch.name, file, before, maxOffset);
+        if (file.oldId != null && file.newId != null) {
+          if (GitBlob.matches(file.oldId, before)) {
+            if (!GitBlob.matches(file.newId, after)) {
+              throw new PatchFailure(patch.name + ": " + path + ": applying the section gives blob "
+                  + GitBlob.id(after) + ", but its index line says " + file.newId + ". The hunks"
+                  + " were edited after git wrote the patch; regenerate it (series:refresh).");
+            }
+          } else {
+            found.add(patch.name + ": " + path + " was made against blob " + file.oldId + ", but"
+                + " the file here is " + GitBlob.id(before) + " (" + (reverse ? "undone" : "applied")
+                + " exactly all the same). Refresh the patch so that git apply --3way finds its"
+                + " blobs (docs/building.md).");
+          }
+        }
+        stage.put(path, after);
+        if (file.isNewFile()) {
+          made.add(path);
+        }
+      }
+      work.clear();
+      work.putAll(stage);
+      created.clear();
+      created.addAll(made);
+      notes.addAll(found);
+    }
+
+    /** True for a test path, false for a main path; fails for anything else. */
+    private boolean root(Patch patch, String path) throws PatchFailure {
+      boolean test;
+      if (path.startsWith(mainRoot)) {
+        test = false;
+      } else if (path.startsWith(testRoot)) {
+        test = true;
+      } else {
+        throw new PatchFailure(patch.name + ": touches " + path + ", which is outside the"
+            + " sources this line builds (" + mainRoot + " and " + testRoot + "). A patch may"
+            + " only change the upstream artifact's own Java sources and add tests.");
+      }
+      if (!path.endsWith(".java")) {
+        throw new PatchFailure(patch.name + ": touches " + path + "; only .java files can be"
+            + " recompiled into the custom jar.");
+      }
+      return test;
+    }
+
+    private String read(ZipEntry entry, String path) throws PatchFailure, IOException {
+      try (InputStream in = jar.getInputStream(entry)) {
+        return Text.utf8(in.readAllBytes(), "upstream file " + path + " (" + jar.getName() + ")");
+      }
+    }
+
+    /** The current files under the main (or test) root, keyed by path below that root. */
+    Map<String, String> sources(boolean test) {
+      Map<String, String> out = new LinkedHashMap<>();
+      String root = test ? testRoot : mainRoot;
+      for (Map.Entry<String, String> e : work.entrySet()) {
+        if (e.getValue() != null && e.getKey().startsWith(root)) {
+          out.put(e.getKey().substring(root.length()), e.getValue());
+        }
+      }
+      return out;
+    }
   }
 
   private final Path dir;
@@ -55,8 +222,33 @@ public final class Series {
     this.patches = patches;
   }
 
-  /** Reads and checks the series file and every patch it names, without touching upstream. */
+  /**
+   * Reads and checks the series file and every patch it names, without touching upstream. Every
+   * patch must be in git format-patch form.
+   */
   public static Series read(Path dir, Set<String> modules) throws PatchFailure, IOException {
+    Series s = read(dir, modules, true);
+    s.requireMailForm("series:convert (docs/building.md, \"Converting a series\")");
+    return s;
+  }
+
+  /** Fails naming the first patch that is not a git format-patch mail and {@code howToConvert}. */
+  public void requireMailForm(String howToConvert) throws PatchFailure {
+    for (Patch p : patches) {
+      if (p.header.form() != Dep3Header.Form.MAIL) {
+        throw new PatchFailure(p.name + ": is in the old form (DEP-3 fields, a blank line, a diff)."
+            + " Patches are git format-patch mails now (patches/README.md); convert the line's"
+            + " series in place with " + howToConvert);
+      }
+    }
+  }
+
+  /** As {@link #read(Path, Set)}; with {@code acceptOldForm} patches may also be in the old form. */
+  public static Series read(Path dir, Set<String> modules, boolean acceptOldForm)
+      throws PatchFailure, IOException {
+    if (!acceptOldForm) {
+      return read(dir, modules);
+    }
     Path seriesFile = dir.resolve(SERIES_FILE);
     if (!Files.isRegularFile(seriesFile)) {
       throw new PatchFailure("No series file at " + seriesFile + ". A line directory holds a"
@@ -65,9 +257,9 @@ public final class Series {
     List<Patch> patches = new ArrayList<>();
     Set<String> seen = new TreeSet<>();
     int lineNo = 0;
-    for (String raw : Files.readAllLines(seriesFile, StandardCharsets.UTF_8)) {
+    for (String raw : Text.rawLines(Text.utf8(Files.readAllBytes(seriesFile), seriesFile.toString()))) {
       lineNo++;
-      String name = raw.replaceAll("#.*", "").trim();
+      String name = entry(raw);
       if (name.isEmpty()) {
         continue;
       }
@@ -79,14 +271,17 @@ public final class Series {
         throw new PatchFailure(seriesFile + " line " + lineNo + " names '" + name + "', but "
             + patch + " does not exist. Add the patch file or remove the line from the series.");
       }
-      String text = new String(Files.readAllBytes(patch), StandardCharsets.UTF_8).replace("\r\n", "\n");
-      Dep3Header header = Dep3Header.parse(name, text, modules);
-      patches.add(new Patch(name, header, UnifiedDiff.parse(name, text)));
+      patches.add(Patch.parse(name, Files.readAllBytes(patch), modules));
     }
     if (patches.isEmpty()) {
       throw new PatchFailure(seriesFile + " lists no patches. A line needs at least one patch.");
     }
     return new Series(dir, patches);
+  }
+
+  /** The patch named on a line of the series file, or "" for a comment or blank line. */
+  static String entry(String line) {
+    return line.replaceAll("#.*", "").trim();
   }
 
   /** Patch files in the directory that the series does not name (a forgotten series entry). */
@@ -103,83 +298,25 @@ public final class Series {
     return patches;
   }
 
+  public Path directory() {
+    return dir;
+  }
+
   /**
    * Applies the series to {@code sourcesJar}. {@code mainRoot} and {@code testRoot} are the
    * upstream repository folders of main and test Java sources (such as
    * {@code hbase-server/src/main/java/}); the sources jar holds the main tree at its root.
    */
   public Result apply(ZipFile sourcesJar, String mainRoot, String testRoot) throws PatchFailure, IOException {
+    Tree tree = new Tree(sourcesJar, mainRoot, testRoot);
     Result result = new Result();
-    Map<String, List<String>> work = new LinkedHashMap<>();
-    Map<String, Boolean> isTest = new LinkedHashMap<>();
     for (Patch patch : patches) {
-      for (UnifiedDiff.FileDiff file : patch.files) {
-        String path = file.newPath;
-        boolean test;
-        String rel;
-        if (path.startsWith(mainRoot)) {
-          test = false;
-          rel = path.substring(mainRoot.length());
-        } else if (path.startsWith(testRoot)) {
-          test = true;
-          rel = path.substring(testRoot.length());
-        } else {
-          throw new PatchFailure(patch.name + ": touches " + path + ", which is outside the"
-              + " sources this line builds (" + mainRoot + " and " + testRoot + "). A patch may"
-              + " only change the upstream artifact's own Java sources and add tests.");
-        }
-        if (!rel.endsWith(".java")) {
-          throw new PatchFailure(patch.name + ": touches " + path + "; only .java files can be"
-              + " recompiled into the custom jar.");
-        }
-        List<String> before = work.get(path);
-        if (before == null) {
-          if (file.isNewFile()) {
-            before = new ArrayList<>();
-          } else if (test) {
-            throw new PatchFailure(patch.name + ": changes the upstream test " + path + "; the"
-                + " pipeline has no upstream test sources. Put the test in a new file instead.");
-          } else {
-            before = readEntry(sourcesJar, rel, patch.name, path);
-          }
-        } else if (file.isNewFile()) {
-          throw new PatchFailure(patch.name + ": creates " + path + ", which an earlier patch"
-              + " of the series already created or changed.");
-        }
-        if (file.isNewFile() && !test && sourcesJar.getEntry(rel) != null) {
-          throw new PatchFailure(patch.name + ": creates " + path + ", but upstream already has"
-              + " that file. The upstream line changed; refresh the patch (docs/building.md).");
-        }
-        work.put(path, StrictPatcher.apply(patch.name, file, before, patch.header.maxOffset()));
-        isTest.put(path, test);
-      }
+      tree.apply(patch);
       result.patches.add(patch);
     }
-    for (Map.Entry<String, List<String>> e : work.entrySet()) {
-      String text = String.join("\n", e.getValue()) + "\n";
-      if (isTest.get(e.getKey())) {
-        result.testSources.put(e.getKey().substring(testRoot.length()), text);
-      } else {
-        result.mainSources.put(e.getKey().substring(mainRoot.length()), text);
-      }
-    }
+    result.mainSources.putAll(tree.sources(false));
+    result.testSources.putAll(tree.sources(true));
+    result.notes.addAll(tree.notes);
     return result;
-  }
-
-  private static List<String> readEntry(ZipFile jar, String rel, String patchName, String path)
-      throws PatchFailure, IOException {
-    ZipEntry entry = jar.getEntry(rel);
-    if (entry == null) {
-      throw new PatchFailure(patchName + ": changes " + path + ", but the upstream sources jar "
-          + jar.getName() + " has no " + rel + ". The patch was made for another upstream"
-          + " version; refresh it (docs/building.md).");
-    }
-    try (InputStream in = jar.getInputStream(entry)) {
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("\r\n", "\n");
-      if (text.endsWith("\n")) {
-        text = text.substring(0, text.length() - 1);
-      }
-      return new ArrayList<>(Arrays.asList(text.split("\n", -1)));
-    }
   }
 }

@@ -57,4 +57,73 @@ public class Dep3HeaderTest {
       assertTrue(e.getMessage(), e.getMessage().contains(expected));
     }
   }
+
+  // --- git format-patch mails ------------------------------------------------------------------
+
+  private static final String DIFF = "diff --git a/x b/x\nindex 1234567..89abcde 100644\n--- a/x\n";
+
+  private static String mail(String headers, String body) {
+    return "From 5c1e4a4f0e6b1e0e4f3f2a1b0c9d8e7f6a5b4c3d Mon Sep 17 00:00:00 2001\n" + headers
+        + "\n" + body + "---\n x | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+        + DIFF;
+  }
+
+  @Test
+  public void parse_mail_readsSubjectAuthorDescriptionAndFields() throws Exception {
+    Dep3Header h = Dep3Header.parse("p", mail(
+        "From: =?UTF-8?q?Zo=C3=AB=20D?= <z@example.org>\nDate: Tue, 4 Nov 2025 10:00:00 +0000\n"
+            + "Subject: [PATCH] HBASE-1 A subject long enough that git folds it onto a\n"
+            + " second line\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+            + "Content-Transfer-Encoding: 8bit\n",
+        "Why, first paragraph.\n\nSecond paragraph.\n\nUpstream: HBASE-1\nForwarded: no\n"
+            + "Module: hbase-pmem-cache\nMax-Offset: 2\n"), MODULES);
+    assertEquals(Dep3Header.Form.MAIL, h.form());
+    assertEquals("HBASE-1 A subject long enough that git folds it onto a second line", h.subject());
+    assertEquals("Zo\u00eb D <z@example.org>", h.author());
+    assertEquals("Tue, 4 Nov 2025 10:00:00 +0000", h.date());
+    assertEquals(java.util.List.of("Why, first paragraph.", "", "Second paragraph."),
+        h.description());
+    assertEquals("HBASE-1", h.upstream());
+    assertEquals("hbase-pmem-cache", h.module());
+    assertEquals(2, h.maxOffset());
+  }
+
+  @Test
+  public void parse_mail_withoutFieldsParagraph_saysWhereTheFieldsGo() {
+    expectFailure(mail("From: a <a@b>\nDate: Tue, 4 Nov 2025 10:00:00 +0000\nSubject: [PATCH] x\n",
+        "Just prose, no fields.\n"), "last paragraph of the message holds the DEP-3 fields");
+  }
+
+  @Test
+  public void parse_mail_missingField_namesIt() {
+    expectFailure(mail("From: a <a@b>\nDate: Tue, 4 Nov 2025 10:00:00 +0000\nSubject: [PATCH] x\n",
+        "Upstream: none\nModule: none\n"), "no 'Forwarded:' field");
+  }
+
+  @Test
+  public void parse_mail_withoutFromOrDate_failsAsGitAmWould() {
+    expectFailure(mail("Date: Tue, 4 Nov 2025 10:00:00 +0000\nSubject: [PATCH] x\n",
+        "Upstream: none\nForwarded: no\nModule: none\n"), "'From:'");
+  }
+
+  @Test
+  public void parse_mail_textBetweenSeparatorAndDiff_isNotSkipped() {
+    String text = mail("From: a <a@b>\nDate: Tue, 4 Nov 2025 10:00:00 +0000\nSubject: [PATCH] x\n",
+        "Upstream: none\nForwarded: no\nModule: none\n").replace("\n\ndiff --git",
+        "\nsomething else\ndiff --git");
+    expectFailure(text, "'something else' between '---' and the diff");
+  }
+
+  @Test
+  public void parse_mail_fieldGivenTwice_fails() {
+    expectFailure(mail("From: a <a@b>\nDate: Tue, 4 Nov 2025 10:00:00 +0000\nSubject: [PATCH] x\n",
+        "Upstream: none\nForwarded: no\nForwarded: not-needed\nModule: none\n"),
+        "'Forwarded:' is given twice");
+  }
+
+  @Test
+  public void parse_oldForm_isReadAsSuch() throws Exception {
+    assertEquals(Dep3Header.Form.DEP3_FIRST,
+        Dep3Header.parse("p", header("none", "no", "none"), MODULES).form());
+  }
 }

@@ -21,12 +21,14 @@ public class SeriesTest {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
-  private static final String HEADER =
-      "Subject: Make b twenty\nUpstream: none\nForwarded: no\nModule: none\n\n";
-  private static final String PATCH = HEADER
+  private static final String PATCH = Patches.mail("Make b twenty",
+      "Upstream: none\nForwarded: no\nModule: none\n",
+      "diff --git a/mod/src/main/java/p/A.java b/mod/src/main/java/p/A.java\n"
       + "--- a/mod/src/main/java/p/A.java\n+++ b/mod/src/main/java/p/A.java\n"
       + "@@ -1,3 +1,3 @@\n class A {\n-  int b = 2;\n+  int b = 20;\n }\n"
-      + "--- /dev/null\n+++ b/mod/src/test/java/p/TestA.java\n@@ -0,0 +1 @@\n+class TestA {}\n";
+      + "diff --git a/mod/src/test/java/p/TestA.java b/mod/src/test/java/p/TestA.java\n"
+      + "new file mode 100644\n"
+      + "--- /dev/null\n+++ b/mod/src/test/java/p/TestA.java\n@@ -0,0 +1 @@\n+class TestA {}\n");
 
   private Path line(String series, String... patches) throws Exception {
     Path dir = tmp.newFolder().toPath();
@@ -71,8 +73,10 @@ public class SeriesTest {
 
   @Test
   public void apply_fileOutsideTheArtifact_isRefused() throws Exception {
-    String other = HEADER + "--- a/other/src/main/java/B.java\n+++ b/other/src/main/java/B.java\n"
-        + "@@ -1 +1 @@\n-x\n+y\n";
+    String other = Patches.mail("Other", "Upstream: none\nForwarded: no\nModule: none\n",
+        "diff --git a/other/src/main/java/B.java b/other/src/main/java/B.java\n"
+        + "--- a/other/src/main/java/B.java\n+++ b/other/src/main/java/B.java\n"
+        + "@@ -1 +1 @@\n-x\n+y\n");
     Series s = Series.read(line("0001-b.patch\n", "0001-b.patch", other), Set.of());
     try (ZipFile jar = sources("x\n")) {
       s.apply(jar, "mod/src/main/java/", "mod/src/test/java/");

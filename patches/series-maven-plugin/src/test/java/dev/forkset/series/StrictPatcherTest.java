@@ -4,13 +4,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.util.Arrays;
-import java.util.List;
 import org.junit.Test;
 
 public class StrictPatcherTest {
-  private static final List<String> SOURCE = Arrays.asList(
-      "class A {", "  int a = 1;", "  int b = 2;", "  int c = 3;", "  int d = 4;", "}");
+  private static final String SOURCE =
+      "class A {\n  int a = 1;\n  int b = 2;\n  int c = 3;\n  int d = 4;\n}\n";
 
   private static UnifiedDiff.FileDiff diff(String hunks) throws PatchFailure {
     return UnifiedDiff.parse("0001-test.patch",
@@ -19,20 +17,19 @@ public class StrictPatcherTest {
 
   @Test
   public void apply_exactContext_changesTheLine() throws Exception {
-    List<String> out = StrictPatcher.apply("0001-test.patch",
+    String out = StrictPatcher.apply("0001-test.patch",
         diff("@@ -2,3 +2,3 @@\n   int a = 1;\n-  int b = 2;\n+  int b = 20;\n   int c = 3;\n"),
         SOURCE, 0);
-    assertEquals("  int b = 20;", out.get(2));
-    assertEquals(SOURCE.size(), out.size());
+    assertEquals(SOURCE.replace("b = 2;", "b = 20;"), out);
   }
 
   @Test
   public void apply_twoHunks_secondShiftedByFirst() throws Exception {
-    List<String> out = StrictPatcher.apply("0001-test.patch", diff(
+    String out = StrictPatcher.apply("0001-test.patch", diff(
         "@@ -1,2 +1,3 @@\n class A {\n+  int z = 0;\n   int a = 1;\n"
             + "@@ -4,2 +5,2 @@\n   int c = 3;\n-  int d = 4;\n+  int d = 40;\n"), SOURCE, 0);
-    assertEquals("  int z = 0;", out.get(1));
-    assertEquals("  int d = 40;", out.get(5));
+    assertEquals("class A {\n  int z = 0;\n  int a = 1;\n  int b = 2;\n  int c = 3;\n  int d = 40;\n}\n",
+        out);
   }
 
   @Test
@@ -62,8 +59,8 @@ public class StrictPatcherTest {
       assertTrue(e.getMessage(), e.getMessage().contains("3 lines from where the diff says"));
       assertTrue(e.getMessage(), e.getMessage().contains("Max-Offset: 0"));
     }
-    List<String> out = StrictPatcher.apply("0001-test.patch", moved, SOURCE, 3);
-    assertEquals("  int d = 40;", out.get(4));
+    String out = StrictPatcher.apply("0001-test.patch", moved, SOURCE, 3);
+    assertEquals(SOURCE.replace("d = 4;", "d = 40;"), out);
   }
 
   @Test
@@ -71,8 +68,7 @@ public class StrictPatcherTest {
     UnifiedDiff.FileDiff created = UnifiedDiff.parse("0002-new.patch",
         "--- /dev/null\n+++ b/m/src/test/java/T.java\n@@ -0,0 +1,2 @@\n+class T {\n+}\n").get(0);
     assertTrue(created.isNewFile());
-    assertEquals(Arrays.asList("class T {", "}"),
-        StrictPatcher.apply("0002-new.patch", created, Arrays.asList(), 0));
+    assertEquals("class T {\n}\n", StrictPatcher.apply("0002-new.patch", created, null, 0));
   }
 
   @Test

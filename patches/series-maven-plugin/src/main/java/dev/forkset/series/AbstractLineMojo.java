@@ -1,0 +1,69 @@
+package dev.forkset.series;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashSet;
+import java.util.List;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugins.annotations.Parameter;
+
+/** What the goals that read a line's series share: where it is and what it may touch. */
+abstract class AbstractLineMojo extends AbstractSeriesMojo {
+  /** The line directory: holds {@code series} and the patches it names. */
+  @Parameter(defaultValue = "${project.basedir}", required = true)
+  protected File seriesDirectory;
+
+  /** Upstream repository folder of the artifact's main Java sources, e.g. hbase-server/src/main/java/. */
+  @Parameter(required = true)
+  protected String mainRoot;
+
+  /** Upstream repository folder of the artifact's test Java sources. */
+  @Parameter(required = true)
+  protected String testRoot;
+
+  /** Accepted values of the {@code Module:} header besides {@code none}. */
+  @Parameter(required = true)
+  protected List<String> modules;
+
+  /** The series; with {@code acceptOldForm} patches may still be in the old DEP-3-first form. */
+  protected Series readSeries(boolean acceptOldForm) throws MojoFailureException,
+      MojoExecutionException {
+    try {
+      Series series = Series.read(seriesDirectory.toPath(), new LinkedHashSet<>(modules), true);
+      if (!acceptOldForm) {
+        series.requireMailForm(convertCommand() + "\n  (docs/building.md, \"Converting a series\").");
+      }
+      return series;
+    } catch (PatchFailure e) {
+      throw new MojoFailureException(e.getMessage());
+    } catch (IOException e) {
+      throw new MojoExecutionException("Cannot read the series in " + seriesDirectory, e);
+    }
+  }
+
+  /** The command that converts this line's series in place, from the reactor root. */
+  protected String convertCommand() {
+    return "./mvnw -B -ntp -pl " + modulePath() + " series:convert";
+  }
+
+  /** This line's folder relative to the reactor root, as -pl takes it. */
+  protected String modulePath() {
+    String root = System.getProperty("maven.multiModuleProjectDirectory");
+    Path base = project.getBasedir().toPath().toAbsolutePath().normalize();
+    if (root != null) {
+      Path r = Paths.get(root).toAbsolutePath().normalize();
+      if (base.startsWith(r) && !base.equals(r)) {
+        return r.relativize(base).toString().replace(File.separatorChar, '/');
+      }
+    }
+    return base.toString();
+  }
+
+  /** A description of the line for messages, such as "hbase-server 2.6.4". */
+  protected String line() {
+    return upstreamArtifactId + " " + upstreamVersion;
+  }
+}
