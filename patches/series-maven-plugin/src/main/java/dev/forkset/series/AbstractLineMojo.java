@@ -66,4 +66,30 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
   protected String line() {
     return upstreamArtifactId + " " + upstreamVersion;
   }
+
+  /** groupId:artifactId:version of the upstream artifact. */
+  protected String coordinates() {
+    return upstreamGroupId + ":" + upstreamArtifactId + ":" + upstreamVersion;
+  }
+
+  /** Logs what refresh or convert did, patch by patch. */
+  protected void report(SeriesRepo.Report report, String what) {
+    getLog().info(what + ": " + (report.changed == 0 ? "no patch changed"
+        : report.changed + " change(s)") + " in " + seriesDirectory + ":");
+    for (String l : report.lines) {
+      getLog().info("  " + l);
+    }
+  }
+
+  /** Deletes a scratch folder, logging instead of failing. */
+  protected void deleteQuietly(java.nio.file.Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try {
+      SeriesRepo.delete(dir);
+    } catch (IOException e) {
+      getLog().warn("Could not delete the scratch folder " + dir + ": " + e.getMessage());
+    }
+  }
 }

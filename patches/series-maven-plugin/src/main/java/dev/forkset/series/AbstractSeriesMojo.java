@@ -55,4 +55,11 @@ abstract class AbstractSeriesMojo extends AbstractMojo {
     return UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos, upstreamGroupId,
         upstreamArtifactId, classifier, upstreamVersion, what);
   }
+
+  /** As {@link #resolveUpstream(String, String)}, for another upstream {@code version}. */
+  protected File resolveUpstream(String classifier, String version, String what)
+      throws MojoFailureException {
+    return UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos, upstreamGroupId,
+        upstreamArtifactId, classifier, version, what);
+  }
 }
