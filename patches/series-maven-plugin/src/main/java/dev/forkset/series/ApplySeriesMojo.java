@@ -31,7 +31,7 @@ public class ApplySeriesMojo extends AbstractLineMojo {
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
     String line = line();
-    Series series = readSeries(true);
+    Series series = readSeries(false);
     try {
       for (String stray : series.unlisted()) {
         getLog().warn(stray + " is in " + seriesDirectory + " but not in its series file; it is"
