@@ -34,7 +34,8 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
     try {
       Series series = Series.read(seriesDirectory.toPath(), new LinkedHashSet<>(modules), true);
       if (!acceptOldForm) {
-        series.requireMailForm(convertCommand() + "\n  (docs/building.md, \"Converting a series\").");
+        series.requireMailForm(convertCommand() + "\n  (docs/building.md, \"Converting a"
+            + " series\"; the first command installs this plugin, which the second one runs).");
       }
       return series;
     } catch (PatchFailure e) {
@@ -44,9 +45,10 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
     }
   }
 
-  /** The command that converts this line's series in place, from the reactor root. */
+  /** The commands that convert this line's series in place, from the reactor root. */
   protected String convertCommand() {
-    return "./mvnw -B -ntp -pl " + modulePath() + " series:convert";
+    return "\n    ./mvnw -B -ntp -q install -pl patches/series-maven-plugin -DskipTests"
+        + "\n    ./mvnw -B -ntp -pl " + modulePath() + " series:convert";
   }
 
   /** This line's folder relative to the reactor root, as -pl takes it. */

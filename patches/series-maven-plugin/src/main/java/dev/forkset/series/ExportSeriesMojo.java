@@ -18,13 +18,25 @@ import org.apache.maven.plugins.annotations.Parameter;
  * {@code series}. Edit there (amend, {@code git rebase -i series-base}, new commits), then
  * {@code series:refresh}.
  *
- * <pre>./mvnw -pl patches/hbase/2.6.4 series:export -Dseries.repo=/tmp/hbase-2.6.4</pre>
+ * <p>With {@code -Dseries.onto=<version>} the series is then moved onto that upstream version:
+ * its sources become a commit on top of the old base (tagged {@code upstream-<old version>}), which
+ * becomes {@code series-base}, and the commits are rebased there with 3-way merges. A conflict is
+ * left for the developer to resolve; then {@code series:refresh} on the new version's line.
+ *
+ * <pre>
+ * ./mvnw -pl patches/hbase/2.6.4 series:export -Dseries.repo=/tmp/hbase-2.6.4
+ * ./mvnw -pl patches/hbase/2.6.4 series:export -Dseries.repo=/tmp/hbase-2.6.7 -Dseries.onto=2.6.7
+ * </pre>
  */
 @Mojo(name = "export", threadSafe = true)
 public class ExportSeriesMojo extends AbstractLineMojo {
   /** The repository to create; must not exist or be empty. */
   @Parameter(property = "series.repo", required = true)
   private File repo;
+
+  /** Another upstream version to rebase the exported series onto. */
+  @Parameter(property = "series.onto")
+  private String onto;
 
   /** Author of old-form patches that git does not know yet (see series:convert). */
   @Parameter(property = "series.author")
@@ -34,19 +46,40 @@ public class ExportSeriesMojo extends AbstractLineMojo {
   protected void run() throws MojoExecutionException, MojoFailureException {
     Series series = readSeries(true);
     File sources = resolveUpstream("sources", "sources jar");
+    String target = onto == null || onto.isBlank() ? null : onto.strip();
+    File ontoSources = target == null ? null : resolveUpstream("sources", target, "sources jar to move onto");
     Path scratch = null;
     try (ZipFile jar = new ZipFile(sources)) {
       scratch = Files.createTempDirectory("forkset-series");
       SeriesRepo repos = new SeriesRepo(jar, coordinates(), mainRoot, testRoot,
           new LinkedHashSet<>(modules), scratch);
-      int n = repos.export(series, repo.toPath().toAbsolutePath(),
+      Path to = repo.toPath().toAbsolutePath();
+      int n = repos.export(series, to,
           SeriesRepo.fromHistory(Files.createDirectories(scratch.resolve("home")), author));
       getLog().info("Exported " + line() + " and its " + n + " patches to " + repo + ":");
       getLog().info("  tag " + SeriesRepo.BASE_TAG + " = the upstream sources, branch "
           + SeriesRepo.BRANCH + " = one commit per patch.");
+      String refresh = "./mvnw -pl " + modulePath() + " series:refresh -Dseries.repo=" + repo;
+      if (target != null) {
+        String conflict;
+        try (ZipFile ontoJar = new ZipFile(ontoSources)) {
+          conflict = repos.moveOnto(to, ontoJar, upstreamGroupId + ":" + upstreamArtifactId + ":"
+              + target, upstreamVersion);
+        }
+        refresh = "./mvnw -pl <the line of " + target + "> series:refresh -Dseries.repo=" + repo
+            + "   (copy this line's folder first if there is none: docs/building.md)";
+        getLog().info("  Moved onto " + target + ": tag " + SeriesRepo.BASE_TAG + " = its sources,"
+            + " upstream-" + upstreamVersion + " = the old base.");
+        if (conflict != null) {
+          getLog().warn("The series does not rebase cleanly onto " + target + "; git stopped at a"
+              + " conflict in " + repo + ":\n" + conflict + "\n  Resolve it there (edit, git add,"
+              + " git rebase --continue; git rebase --abort gives up), then:\n  " + refresh);
+          return;
+        }
+      }
       getLog().info("  Edit there (git commit --amend, git rebase -i " + SeriesRepo.BASE_TAG
           + ", new commits with the DEP-3 fields as the last paragraph), then:");
-      getLog().info("  ./mvnw -pl " + modulePath() + " series:refresh -Dseries.repo=" + repo);
+      getLog().info("  " + refresh);
     } catch (PatchFailure e) {
       throw new MojoFailureException(e.getMessage());
     } catch (IOException e) {

@@ -238,7 +238,7 @@ public final class Series {
       if (p.header.form() != Dep3Header.Form.MAIL) {
         throw new PatchFailure(p.name + ": is in the old form (DEP-3 fields, a blank line, a diff)."
             + " Patches are git format-patch mails now (patches/README.md); convert the line's"
-            + " series in place with " + howToConvert);
+            + " series in place with:" + (howToConvert.startsWith("\n") ? "" : " ") + howToConvert);
       }
     }
   }

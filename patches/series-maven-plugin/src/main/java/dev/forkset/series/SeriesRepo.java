@@ -128,9 +128,17 @@ final class SeriesRepo {
     Git git = new Git(repo, home());
     git.run("init", "--quiet");
     git.run("symbolic-ref", "HEAD", "refs/heads/" + BRANCH);
-    Path root = repo.resolve(mainRoot);
+    commitSources(git, sourcesJar, coordinates);
+    git.run("tag", BASE_TAG);
+    return git;
+  }
+
+  /** Makes the files under the main root those of {@code jar} and commits them as upstream. */
+  private void commitSources(Git git, ZipFile jar, String what) throws PatchFailure, IOException {
+    Path root = git.dir().resolve(mainRoot);
+    delete(root);
     int files = 0;
-    Enumeration<? extends ZipEntry> entries = sourcesJar.entries();
+    Enumeration<? extends ZipEntry> entries = jar.entries();
     while (entries.hasMoreElements()) {
       ZipEntry e = entries.nextElement();
       if (e.isDirectory() || !e.getName().endsWith(".java")) {
@@ -138,11 +146,11 @@ final class SeriesRepo {
       }
       Path target = root.resolve(e.getName()).normalize();
       if (!target.startsWith(root)) {
-        throw new PatchFailure(sourcesJar.getName() + " holds " + e.getName() + ", which points"
+        throw new PatchFailure(jar.getName() + " holds " + e.getName() + ", which points"
             + " outside " + mainRoot + "; not unpacked.");
       }
       Files.createDirectories(target.getParent());
-      try (InputStream in = sourcesJar.getInputStream(e)) {
+      try (InputStream in = jar.getInputStream(e)) {
         Files.write(target, in.readAllBytes());
       }
       files++;
@@ -150,11 +158,31 @@ final class SeriesRepo {
     git.run("add", "--all", ".");
     Map<String, String> who = Map.of("GIT_AUTHOR_NAME", Git.NAME, "GIT_AUTHOR_EMAIL", Git.EMAIL,
         "GIT_AUTHOR_DATE", BASE_DATE, "GIT_COMMITTER_DATE", BASE_DATE);
-    git.run(who, "commit", "--quiet", "--no-verify", "-m", "Upstream sources of " + coordinates,
+    git.run(who, "commit", "--quiet", "--no-verify", "-m", "Upstream sources of " + what,
         "-m", "The " + files + " Java files of the sources jar (Maven Central) under " + mainRoot
             + ". The patches of the series are the commits after this one.");
-    git.run("tag", BASE_TAG);
-    return git;
+  }
+
+  /**
+   * Moves an exported series onto another upstream version: the old base is tagged
+   * {@code upstream-<old>}, a commit with {@code onto}'s sources on top of it becomes
+   * {@value #BASE_TAG}, and the series is rebased there with git's 3-way merges (both versions'
+   * blobs are in the repository). Returns null when the rebase went through, or git's account of
+   * the conflict, left in place for the developer to resolve.
+   */
+  String moveOnto(Path repo, ZipFile onto, String ontoCoordinates, String oldVersion)
+      throws PatchFailure, IOException {
+    Git git = new Git(repo, home());
+    String oldTag = "upstream-" + oldVersion;
+    git.run("tag", oldTag, BASE_TAG);
+    git.run("checkout", "--quiet", "--detach", BASE_TAG);
+    commitSources(git, onto, ontoCoordinates);
+    git.run("tag", "--force", BASE_TAG);
+    Git.Outcome o = git.exec(Map.of(), "rebase", "--quiet", "--onto", BASE_TAG, oldTag, BRANCH);
+    if (o.exit == 0) {
+      return null;
+    }
+    return Git.indent(o.out + o.err) + "\n" + Git.indent(git.run("status", "--short"));
   }
 
   private void am(Git git, String name, byte[] mail) throws PatchFailure, IOException {

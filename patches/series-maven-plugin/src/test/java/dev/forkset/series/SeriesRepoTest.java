@@ -331,4 +331,44 @@ public class SeriesRepoTest {
     assertEquals(List.of("0051-a.patch", "0052-b-and-c-grow.patch"),
         SeriesRepo.names(old, fresh, new SeriesRepo.Report()));
   }
+
+  @Test
+  public void exportOnto_rebasesWith3WayMerges_andRefreshWritesTheNewLine() throws Exception {
+    Path dir = line("0001-b-twenty.patch", P1, "0002-b-and-c.patch", P2);
+    repos.convert(dir, AUTHORS);
+    // 1.1 moved A down and changed a line near 0001's hunk: plain apply fails, a merge does not.
+    String a11 = "// 1.1\n" + A.replace("  int e = 5;", "  int e = 50;");
+    Path repo = tmp.getRoot().toPath().resolve("onto");
+    repos.export(Series.read(dir, MODULES), repo, AUTHORS);
+    try (ZipFile next = jar("A.java", a11, "B.java", B, "C.java", C)) {
+      assertEquals(null, repos.moveOnto(repo, next, "org.example:mod:1.1", "1.0"));
+      Git git = git(repo);
+      assertEquals(git.run("rev-parse", "upstream-1.0").strip(),
+          git.run("rev-parse", "series-base^").strip());
+      // The line of 1.1 starts as a copy of the 1.0 line; refresh writes the moved patches.
+      Path line11 = tmp.newFolder("line-1.1").toPath();
+      for (String f : List.of("series", "0001-b-twenty.patch", "0002-b-and-c.patch")) {
+        Files.copy(dir.resolve(f), line11.resolve(f));
+      }
+      SeriesRepo repos11 = new SeriesRepo(next, "org.example:mod:1.1", MAIN, TEST, MODULES,
+          tmp.newFolder("scratch11").toPath());
+      repos11.refresh(line11, repo, "series-base");
+      Series.Result built = Series.read(line11, MODULES).apply(next, MAIN, TEST);
+      assertEquals(a11.replace("b = 2;", "b = 20;"), built.mainSources.get("p/A.java"));
+      assertTrue("made against the 1.1 blobs: " + built.notes, built.notes.isEmpty());
+    }
+  }
+
+  @Test
+  public void exportOnto_conflict_isLeftForTheDeveloper() throws Exception {
+    Path dir = line("0001-b-twenty.patch", P1);
+    repos.convert(dir, AUTHORS);
+    Path repo = tmp.getRoot().toPath().resolve("onto");
+    repos.export(Series.read(dir, MODULES), repo, AUTHORS);
+    try (ZipFile next = jar("A.java", A.replace("b = 2;", "b = 3;"), "B.java", B, "C.java", C)) {
+      String conflict = repos.moveOnto(repo, next, "org.example:mod:1.1", "1.0");
+      assertTrue(conflict, conflict != null && conflict.contains("CONFLICT"));
+      assertTrue(conflict, conflict.contains(MAIN + "p/A.java"));
+    }
+  }
 }
