@@ -32,6 +32,8 @@ final class SeriesStatus {
     String applies;
     String contained = "";
     String appliesThere = "";
+    /** Why it does not apply here or there, in full. */
+    final List<String> why = new ArrayList<>();
 
     Row(Series.Patch p) {
       patch = p.name;
@@ -54,23 +56,25 @@ final class SeriesStatus {
     Series.Tree there = against == null ? null : new Series.Tree(against, mainRoot, testRoot);
     for (Series.Patch p : series.patches()) {
       Row row = new Row(p);
-      row.applies = apply(tree, p);
+      row.applies = apply(tree, p, row, "");
       if (against != null) {
         row.contained = contained(p, against, mainRoot, testRoot);
-        row.appliesThere = apply(there, p);
+        row.appliesThere = apply(there, p, row, " (against)");
       }
       rows.add(row);
     }
     return rows;
   }
 
-  private static String apply(Series.Tree tree, Series.Patch p) throws IOException {
+  private static String apply(Series.Tree tree, Series.Patch p, Row row, String where)
+      throws IOException {
     int notes = tree.notes.size();
     try {
       tree.apply(p);
       return tree.notes.size() > notes ? "yes (made against other file versions)" : "yes";
     } catch (PatchFailure e) {
-      return "no: " + firstLine(e.getMessage());
+      row.why.add(where + e.getMessage());
+      return "no (see below)";
     }
   }
 
@@ -98,11 +102,6 @@ final class SeriesStatus {
         : undone == 0 ? "no" : "partly (" + undone + " of " + byFile.size() + " files)";
   }
 
-  private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
-  }
-
   /** The rows as a table for the build log. */
   static List<String> table(List<Row> rows, String version, String againstVersion) {
     List<String[]> cells = new ArrayList<>();
@@ -120,6 +119,14 @@ final class SeriesStatus {
         c.add(r.appliesThere);
       }
       cells.add(c.toArray(new String[0]));
+    }
+    List<String> why = new ArrayList<>();
+    for (Row r : rows) {
+      for (String w : r.why) {
+        String against = " (against)";
+        why.add(w.startsWith(against) ? "On " + againstVersion + ": " + w.substring(against.length())
+            : "On " + version + ": " + w);
+      }
     }
     int[] width = new int[head.size()];
     for (String[] row : cells) {
@@ -141,6 +148,9 @@ final class SeriesStatus {
         }
         out.add(rule.toString());
       }
+    }
+    for (String w : why) {
+      out.addAll(List.of(w.split("\n")));
     }
     return out;
   }

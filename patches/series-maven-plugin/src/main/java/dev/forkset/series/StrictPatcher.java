@@ -136,8 +136,9 @@ public final class StrictPatcher {
         .append(" (").append(hunk.header).append(") does not apply");
     int found = find(text, oldLines, hunk);
     if (found >= 0) {
+      int off = Math.abs(found - expected);
       why.append(": its lines are at line ").append(found + 1).append(", ")
-          .append(Math.abs(found - expected)).append(" lines from where the diff says, and the")
+          .append(off).append(off == 1 ? " line" : " lines").append(" from where the diff says, and the")
           .append(" header allows Max-Offset: ").append(maxOffset);
     } else {
       for (int k = 0; k < Math.max(oldLines.size(), 1); k++) {

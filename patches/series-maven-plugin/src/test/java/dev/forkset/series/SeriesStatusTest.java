@@ -76,7 +76,8 @@ public class SeriesStatusTest {
       List<SeriesStatus.Row> rows = SeriesStatus.of(series(), line, next, MAIN, TEST);
       assertEquals("yes", rows.get(0).applies);
       assertEquals("yes", rows.get(1).applies);
-      assertTrue(rows.get(2).applies, rows.get(2).applies.startsWith("no: 0003-d.patch:"
+      assertEquals("no (see below)", rows.get(2).applies);
+      assertTrue(rows.get(2).why.toString(), rows.get(2).why.get(0).startsWith("0003-d.patch:"
           + " mod/src/main/java/p/D.java: hunk #1"));
       assertEquals("https://example.org/pr/1", rows.get(0).forwarded);
       assertEquals("not-needed", rows.get(2).forwarded);
@@ -87,13 +88,17 @@ public class SeriesStatusTest {
       assertEquals("no", rows.get(2).contained);
 
       // Applied in order to the next version: 0001 is there already, so it no longer applies.
-      assertTrue(rows.get(0).appliesThere, rows.get(0).appliesThere.startsWith("no:"));
+      assertEquals("no (see below)", rows.get(0).appliesThere);
       assertEquals("yes", rows.get(2).appliesThere);
 
       List<String> table = SeriesStatus.table(rows, "1.0", "1.1");
       assertTrue(table.get(0), table.get(0).matches("\\| patch +\\| form +\\| applies to 1.0 +\\|"
           + " upstream +\\| forwarded +\\| in 1.1 +\\| applies to 1.1 +\\|"));
       assertTrue(table.get(2), table.get(2).startsWith("| 0001-a.patch       | mail | yes "));
+      assertTrue(table.toString(), table.stream().anyMatch(l -> l.startsWith(
+          "On 1.0: 0003-d.patch: mod/src/main/java/p/D.java: hunk #1")));
+      assertTrue(table.toString(), table.stream().anyMatch(l -> l.startsWith(
+          "On 1.1: 0001-a.patch: mod/src/main/java/p/A.java: hunk #1")));
     }
   }
 
