@@ -70,7 +70,27 @@ final class Git {
     return o.out;
   }
 
+  /** Something that writes a command's standard input. */
+  interface Input {
+    void writeTo(java.io.OutputStream out) throws IOException, PatchFailure;
+  }
+
   Outcome exec(Map<String, String> env, String... args) throws PatchFailure, IOException {
+    return exec(env, null, args);
+  }
+
+  /** Runs git with {@code input} on its standard input; fails unless it exits with 0. */
+  String feed(Input input, String... args) throws PatchFailure, IOException {
+    Outcome o = exec(Map.of(), input, args);
+    if (o.exit != 0) {
+      throw new PatchFailure("git " + String.join(" ", args) + " (in " + dir + ") failed with exit"
+          + " code " + o.exit + ":\n" + indent(o.err.isEmpty() ? o.out : o.err));
+    }
+    return o.out;
+  }
+
+  private Outcome exec(Map<String, String> env, Input input, String... args)
+      throws PatchFailure, IOException {
     List<String> command = new ArrayList<>();
     command.add("git");
     command.addAll(Arrays.asList(args));
@@ -90,7 +110,9 @@ final class Git {
     Path out = Files.createTempFile(home, "out", ".txt");
     Path err = Files.createTempFile(home, "err", ".txt");
     try {
-      pb.redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+      if (input == null) {
+        pb.redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+      }
       pb.redirectOutput(out.toFile());
       pb.redirectError(err.toFile());
       Process p;
@@ -100,6 +122,13 @@ final class Git {
         throw new PatchFailure("Cannot run git (" + notFound.getMessage() + "). The series goals"
             + " export, refresh and convert use the git binary: install git 2.x and put it on the"
             + " PATH. (Building the jars does not need git.)");
+      }
+      if (input != null) {
+        try (java.io.OutputStream in = new java.io.BufferedOutputStream(p.getOutputStream(), 1 << 16)) {
+          input.writeTo(in);
+        } catch (IOException broken) {
+          // git stopped reading: its exit code and message below say why
+        }
       }
       try {
         if (!p.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {

@@ -106,6 +106,15 @@ final class SeriesRepo {
 
   /** Exports {@code series} to a new repository at {@code repo}; returns the number of commits. */
   int export(Series series, Path repo, Authorship authors) throws PatchFailure, IOException {
+    return export(series, repo, authors, false);
+  }
+
+  /**
+   * As {@link #export(Series, Path, Authorship)}; with {@code sparse} only the files the series
+   * touches are checked out (the commits are the same), which is all git am needs.
+   */
+  int export(Series series, Path repo, Authorship authors, boolean sparse)
+      throws PatchFailure, IOException {
     series.apply(sourcesJar, mainRoot, testRoot); // fails in the build's words first
     if (Files.exists(repo)) {
       try (Stream<Path> s = Files.list(repo)) {
@@ -115,52 +124,92 @@ final class SeriesRepo {
         }
       }
     }
-    Git git = base(repo);
+    Set<String> touched = null;
+    if (sparse) {
+      touched = new HashSet<>();
+      for (Series.Patch p : series.patches()) {
+        for (UnifiedDiff.FileDiff f : p.files) {
+          touched.add(f.path());
+        }
+      }
+    }
+    Git git = base(repo, touched);
     for (Series.Patch p : series.patches()) {
       am(git, p.name, mailOf(series.directory(), p, authors));
     }
     return series.patches().size();
   }
 
-  /** A new repository at {@code repo} with the upstream sources as one commit tagged {@value #BASE_TAG}. */
-  private Git base(Path repo) throws PatchFailure, IOException {
+  /**
+   * A new repository at {@code repo} with the upstream sources as one commit tagged
+   * {@value #BASE_TAG} on branch {@value #BRANCH}. With {@code only} null the whole tree is checked
+   * out; otherwise only those paths (a scratch repository needs no more for git am).
+   */
+  private Git base(Path repo, Set<String> only) throws PatchFailure, IOException {
     Files.createDirectories(repo);
     Git git = new Git(repo, home());
     git.run("init", "--quiet");
     git.run("symbolic-ref", "HEAD", "refs/heads/" + BRANCH);
-    commitSources(git, sourcesJar, coordinates);
+    importSources(git, sourcesJar, coordinates, "refs/heads/" + BRANCH, null);
     git.run("tag", BASE_TAG);
+    if (only != null) {
+      git.run("config", "core.sparseCheckout", "true");
+      Path patterns = repo.resolve(".git/info/sparse-checkout");
+      Files.createDirectories(patterns.getParent());
+      Files.write(patterns, only.stream().map(p -> "/" + p).sorted()
+          .collect(Collectors.joining("\n", "", "\n")).getBytes(StandardCharsets.UTF_8));
+    }
+    git.run("read-tree", "-mu", "HEAD");
     return git;
   }
 
-  /** Makes the files under the main root those of {@code jar} and commits them as upstream. */
-  private void commitSources(Git git, ZipFile jar, String what) throws PatchFailure, IOException {
-    Path root = git.dir().resolve(mainRoot);
-    delete(root);
-    int files = 0;
+  /**
+   * Writes a commit whose tree is the Java files of {@code jar} under the main root, straight from
+   * the jar with git fast-import (one pack, no files on disk): the same commit git add and git
+   * commit would make, with the fixed author, committer and date of a base.
+   */
+  private void importSources(Git git, ZipFile jar, String what, String ref, String parent)
+      throws PatchFailure, IOException {
+    List<ZipEntry> sources = new ArrayList<>();
     Enumeration<? extends ZipEntry> entries = jar.entries();
     while (entries.hasMoreElements()) {
       ZipEntry e = entries.nextElement();
       if (e.isDirectory() || !e.getName().endsWith(".java")) {
         continue;
       }
-      Path target = root.resolve(e.getName()).normalize();
-      if (!target.startsWith(root)) {
+      String path = java.nio.file.Paths.get(mainRoot, e.getName()).normalize().toString()
+          .replace(java.io.File.separatorChar, '/');
+      if (!path.startsWith(mainRoot) || e.getName().startsWith("/")) {
         throw new PatchFailure(jar.getName() + " holds " + e.getName() + ", which points"
             + " outside " + mainRoot + "; not unpacked.");
       }
-      Files.createDirectories(target.getParent());
-      try (InputStream in = jar.getInputStream(e)) {
-        Files.write(target, in.readAllBytes());
-      }
-      files++;
+      sources.add(e);
     }
-    git.run("add", "--all", ".");
-    Map<String, String> who = Map.of("GIT_AUTHOR_NAME", Git.NAME, "GIT_AUTHOR_EMAIL", Git.EMAIL,
-        "GIT_AUTHOR_DATE", BASE_DATE, "GIT_COMMITTER_DATE", BASE_DATE);
-    git.run(who, "commit", "--quiet", "--no-verify", "-m", "Upstream sources of " + what,
-        "-m", "The " + files + " Java files of the sources jar (Maven Central) under " + mainRoot
-            + ". The patches of the series are the commits after this one.");
+    String message = "Upstream sources of " + what + "\n\nThe " + sources.size() + " Java files of"
+        + " the sources jar (Maven Central) under " + mainRoot + ". The patches of the series are"
+        + " the commits after this one.\n";
+    String who = Git.NAME + " <" + Git.EMAIL + "> " + BASE_DATE.substring(1);
+    git.feed(out -> {
+      byte[] msg = message.getBytes(StandardCharsets.UTF_8);
+      out.write(("commit " + ref + "\nauthor " + who + "\ncommitter " + who + "\ndata "
+          + msg.length + "\n").getBytes(StandardCharsets.UTF_8));
+      out.write(msg);
+      out.write('\n');
+      if (parent != null) {
+        out.write(("from " + parent + "\ndeleteall\n").getBytes(StandardCharsets.UTF_8));
+      }
+      for (ZipEntry e : sources) {
+        byte[] bytes;
+        try (InputStream in = jar.getInputStream(e)) {
+          bytes = in.readAllBytes();
+        }
+        out.write(("M 100644 inline " + mainRoot + e.getName() + "\ndata " + bytes.length + "\n")
+            .getBytes(StandardCharsets.UTF_8));
+        out.write(bytes);
+        out.write('\n');
+      }
+      out.write("done\n".getBytes(StandardCharsets.UTF_8));
+    }, "fast-import", "--quiet", "--done");
   }
 
   /**
@@ -175,9 +224,10 @@ final class SeriesRepo {
     Git git = new Git(repo, home());
     String oldTag = "upstream-" + oldVersion;
     git.run("tag", oldTag, BASE_TAG);
-    git.run("checkout", "--quiet", "--detach", BASE_TAG);
-    commitSources(git, onto, ontoCoordinates);
-    git.run("tag", "--force", BASE_TAG);
+    String temp = "refs/heads/forkset-upstream-" + System.nanoTime();
+    importSources(git, onto, ontoCoordinates, temp, git.run("rev-parse", BASE_TAG).strip());
+    git.run("tag", "--force", BASE_TAG, temp);
+    git.run("update-ref", "-d", temp);
     Git.Outcome o = git.exec(Map.of(), "rebase", "--quiet", "--onto", BASE_TAG, oldTag, BRANCH);
     if (o.exit == 0) {
       return null;
@@ -340,8 +390,14 @@ final class SeriesRepo {
     for (Series.Patch p : patches) {
       tree.apply(p); // the build's own check, in its words, before git sees the patches
     }
+    Set<String> touched = new HashSet<>();
+    for (Series.Patch p : patches) {
+      for (UnifiedDiff.FileDiff f : p.files) {
+        touched.add(f.path());
+      }
+    }
     Path repo = scratch.resolve("normal-" + System.nanoTime());
-    Git git = base(repo);
+    Git git = base(repo, touched);
     for (int k = 0; k < mails.size(); k++) {
       am(git, labels.get(k), mails.get(k));
     }

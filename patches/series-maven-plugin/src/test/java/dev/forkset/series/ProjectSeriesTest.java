@@ -74,7 +74,7 @@ public class ProjectSeriesTest {
         SeriesRepo repos = new SeriesRepo(jar, coordinates, main, test, MODULES, scratch);
         repos.export(series, repo, (d, n) -> {
           throw new AssertionError("no old-form patch expected: " + n);
-        });
+        }, true);
         Git git = new Git(repo, scratch.resolve("home"));
         List<String> patches = new ArrayList<>();
         for (Series.Patch p : series.patches()) {
