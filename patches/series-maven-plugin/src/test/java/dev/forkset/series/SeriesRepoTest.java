@@ -301,11 +301,13 @@ public class SeriesRepoTest {
     Git forkset = git(dir);
     forkset.run("init", "--quiet");
     forkset.run("add", ".");
-    forkset.run(Map.of("GIT_AUTHOR_NAME", "Patch Writer", "GIT_AUTHOR_EMAIL", "pw@example.org",
+    forkset.run(Map.of("GIT_AUTHOR_NAME", "Zo\u00eb \u00dcnder-Writer", "GIT_AUTHOR_EMAIL", "pw@example.org",
         "GIT_AUTHOR_DATE", "@1600000000 +0000"), "commit", "--quiet", "-m", "add the patch");
     repos.convert(dir, SeriesRepo.fromHistory(Files.createDirectories(scratch.resolve("h")), null));
     Dep3Header h = Series.read(dir, MODULES).patches().get(0).header;
-    assertEquals("Patch Writer <pw@example.org>", h.author());
+    assertEquals("Zo\u00eb \u00dcnder-Writer <pw@example.org>", h.author());
+    assertTrue("git encodes the name in the mail header",
+        read(dir.resolve("0001-b-twenty.patch")).contains("From: =?UTF-8?q?Zo=C3=AB"));
     assertEquals("Sun, 13 Sep 2020 12:26:40 +0000", h.date());
   }
 
