@@ -45,6 +45,28 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
     }
   }
 
+  /**
+   * Fails when this line builds the series of another line's folder (as a flavour of the same
+   * upstream release does): the patch files are written by the line that holds them, so that their
+   * From lines are the commits that line's export makes.
+   */
+  protected void requireOwnSeries(String goal) throws MojoFailureException {
+    try {
+      Path own = project.getBasedir().toPath().toRealPath();
+      Path series = seriesDirectory.toPath().toRealPath();
+      if (!own.equals(series)) {
+        String root = System.getProperty("maven.multiModuleProjectDirectory");
+        String where = root == null ? series.toString()
+            : Paths.get(root).toRealPath().relativize(series).toString().replace(File.separatorChar, '/');
+        throw new MojoFailureException(modulePath() + " builds the series in " + where + ", which"
+            + " another line holds. Run series:" + goal + " on that line: ./mvnw -pl " + where
+            + " series:" + goal);
+      }
+    } catch (IOException e) {
+      throw new MojoFailureException("Cannot read " + seriesDirectory + ": " + e.getMessage());
+    }
+  }
+
   /** The commands that convert this line's series in place, from the reactor root. */
   protected String convertCommand() {
     return "\n    ./mvnw -B -ntp -q install -pl patches/series-maven-plugin -DskipTests"

@@ -28,6 +28,7 @@ public class ConvertSeriesMojo extends AbstractLineMojo {
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
+    requireOwnSeries("convert");
     File sources = resolveUpstream("sources", "sources jar");
     Path scratch = null;
     try (ZipFile jar = new ZipFile(sources)) {

@@ -31,6 +31,7 @@ public class RefreshSeriesMojo extends AbstractLineMojo {
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
+    requireOwnSeries("refresh");
     File sources = resolveUpstream("sources", "sources jar");
     Path scratch = null;
     try (ZipFile jar = new ZipFile(sources)) {
