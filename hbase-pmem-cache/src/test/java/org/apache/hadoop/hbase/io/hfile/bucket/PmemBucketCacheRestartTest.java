@@ -111,6 +111,21 @@ public class PmemBucketCacheRestartTest {
   }
 
   @Test
+  public void cleanStopWithAnEmptyCacheRestarts() throws Exception {
+    BucketCache first = open();
+    first.shutdown();
+    BucketCache second = open();
+    try {
+      assertEquals(0, second.backingMap.size());
+      HFileBlockPair[] blocks = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, 10);
+      cacheAll(second, blocks);
+      assertEquals(Arrays.toString(new int[] {10, 0, 0}), Arrays.toString(check(second, blocks)));
+    } finally {
+      second.shutdown();
+    }
+  }
+
+  @Test
   public void uncleanStopDiscardsTheStalePersistedMap() throws Exception {
     HFileBlockPair[] old = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, BLOCKS);
     BucketCache first = open();
