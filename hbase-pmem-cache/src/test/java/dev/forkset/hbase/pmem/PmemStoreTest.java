@@ -138,6 +138,30 @@ public class PmemStoreTest {
   }
 
   @Test
+  public void open_startsColdWhenTheJdkLacksTheCachesChecksum() throws IOException {
+    PmemStore first = open();
+    long epoch = Long.parseUnsignedLong(first.stats().getEpoch(), 16);
+    Layout layout = first.layout();
+    first.close();
+    // As a cache formatted with CRC32C looks to JDK 8: a checksum this JDK cannot compute.
+    for (int i = 0; i < 2; i++) {
+      CacheFileHeader h = new CacheFileHeader(i, 2, 99, epoch, layout.capacity(),
+          layout.mappingSize(), Layout.HEADER_RESERVE, 0);
+      try (RandomAccessFile raf = new RandomAccessFile(i == 0 ? a : b, "rw")) {
+        raf.write(h.encode().array());
+      }
+    }
+    PmemStore second = open();
+    try {
+      assertEquals("cold", second.stats().getStartMode());
+      assertTrue(second.stats().getColdReason(),
+          second.stats().getColdReason().contains("which this JDK lacks"));
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
   public void open_movesAMapOfOtherFilesAsideUnreadAndStaysWarm() throws IOException {
     File map = new File(tmp.getRoot(), "map");
     PmemStore.open(config("pmem:" + a + "," + b, 8 * MIB, map.getPath())).close();
