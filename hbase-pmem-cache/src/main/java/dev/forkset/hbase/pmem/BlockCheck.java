@@ -84,10 +84,8 @@ final class BlockCheck {
       return "holds a block of " + header.getInt(4) + " bytes, not " + bodyLength;
     }
     ByteBuffer checked = header.duplicate();
-    checked.position(0).limit(CHECKED_HEADER_BYTES);
-    ByteBuffer prefix = ByteBuffer.allocate(CHECKED_HEADER_BYTES);
-    prefix.put(checked);
-    if (header.getInt(CHECKED_HEADER_BYTES) != checksum(prefix, body)) {
+    checked.limit(CHECKED_HEADER_BYTES).position(CHECKED_HEADER_BYTES);
+    if (header.getInt(CHECKED_HEADER_BYTES) != checksum(checked, body)) {
       return "fails its " + crc.name();
     }
     return null;
