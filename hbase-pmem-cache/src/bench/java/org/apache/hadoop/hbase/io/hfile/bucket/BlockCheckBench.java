@@ -6,7 +6,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
-import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.nio.ByteBuff;
@@ -30,8 +29,11 @@ import org.openjdk.jmh.annotations.TearDown;
  *       baseline of the check's write cost.
  *   <li>{@code read}: BucketCache.getBlock of a random cached block, every 64th byte touched: the
  *       steady state, in which the module does not check (its recovered blocks are verified).
- *   <li>{@code readWhileRecovering}: the same read while a recovery pass runs, when the module
- *       checks every read (offheap reads as in {@code read}).
+ *   <li>{@code engineRead}: the engine's own read of a random block (no BucketCache map lookup
+ *       or lock), every 64th byte touched; the module does not check.
+ *   <li>{@code engineReadChecked}: the same with the check a read makes while a recovery pass
+ *       runs (offheap: as {@code engineRead}), so {@code engineReadChecked / engineRead} is the
+ *       price of the check on the read path.
  * </ul>
  * Cache files in bench.dir (default /dev/shm), so every engine is DRAM and only the engines'
  * work differs. Not part of the tests; run with -Pbench.
@@ -143,14 +145,23 @@ public class BlockCheckBench {
   }
 
   @Benchmark
-  public long readWhileRecovering() throws Exception {
+  public long engineRead() throws Exception {
+    return engineRead(false);
+  }
+
+  @Benchmark
+  public long engineReadChecked() throws Exception {
+    return engineRead(true);
+  }
+
+  private long engineRead(boolean check) throws Exception {
     int i = ThreadLocalRandom.current().nextInt(BLOCKS);
-    if (!(cache.ioEngine instanceof BlockVerifyingIOEngine)) {
-      return read();
+    Cacheable c = cache.ioEngine instanceof BlockVerifyingIOEngine
+        ? ((BlockVerifyingIOEngine) cache.ioEngine).read(blocks.keys[i], entries[i], check)
+        : cache.ioEngine.read(entries[i]);
+    if (cache.ioEngine.usesSharedMemory()) {
+      c.retain();
     }
-    BlockCacheKey key = blocks.keys[i];
-    Cacheable c = ((BlockVerifyingIOEngine) cache.ioEngine).read(key, entries[i], true);
-    c.retain();
     try {
       return touch(c);
     } finally {
