@@ -142,14 +142,17 @@ public final class PmemCacheConfig {
     this.mapDigestAlgorithm = mapDigestAlgorithm;
   }
 
+  /** Where every setting may come from: the block cache belongs to the RegionServer. */
+  static final String SCOPE = " Scope: site (hbase-site.xml of the RegionServer) only.";
+
   private static Setting add(String name, String dflt, String accepted, String doc) {
-    Setting s = new Setting(name, dflt, accepted, doc, false);
+    Setting s = new Setting(name, dflt, accepted, doc + SCOPE, false);
     ALL.add(s);
     return s;
   }
 
   private static Setting hbase(String name, String dflt, String accepted, String doc) {
-    Setting s = new Setting(name, dflt, accepted, doc, true);
+    Setting s = new Setting(name, dflt, accepted, doc + SCOPE, true);
     ALL.add(s);
     return s;
   }
