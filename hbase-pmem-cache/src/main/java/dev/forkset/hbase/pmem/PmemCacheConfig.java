@@ -1,18 +1,66 @@
 package dev.forkset.hbase.pmem;
 
 import java.io.File;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Every setting of the hbase-pmem-cache engine, with its default, and the parsed values of one
- * RegionServer. Invalid values fail with an {@link IllegalArgumentException} that names the
- * setting and says how to fix it. docs/hbase-pmem-cache.md lists the same settings.
+ * Every setting of the hbase-pmem-cache engine, with its default, the values it accepts and its
+ * meaning, and the parsed, checked values of one RegionServer.
+ *
+ * <p>All settings are RegionServer (site) settings: the block cache belongs to the RegionServer,
+ * so there is no table or family scope. A bad value stops the cache at start with an
+ * {@link IllegalArgumentException} shaped {@code <key>='<value>' is not valid. Accepted:
+ * <accepted>. <how to fix>.} The "Settings" table of docs/hbase-pmem-cache.md is rendered from
+ * {@link #settings()} (checked by {@code SettingsDocTest}).
+ *
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>Settings are registered in declaration order; {@link #settings()} lists them in that
+ *       order, HBase's own keys that the engine depends on included (marked as such), so the
+ *       operator finds every key of a pmem: cache in one table.
+ *   <li>Durations end in {@code .ms} and are read with Hadoop's
+ *       {@code Configuration.getTimeDuration} (so {@code 500ms}, {@code 10s} work), sizes with
+ *       {@code getLongBytes} ({@code 1g}, {@code 64m}), then range-checked.
+ *   <li>Paths are resolved to canonical paths here; whether they exist, are writable, collide
+ *       or fit their filesystems is checked by {@link StartupChecks} when the cache starts.
+ * </ol>
  */
 public final class PmemCacheConfig {
+
+  /** One documented setting. */
+  public static final class Setting {
+    /** The configuration key. */
+    public final String name;
+    /** The default, as an operator would write it. */
+    public final String defaultValue;
+    /** The accepted values, in words. */
+    public final String accepted;
+    /** What the setting does. */
+    public final String doc;
+    /** True for HBase's own keys, listed here because the engine depends on them. */
+    public final boolean hbaseKey;
+
+    Setting(String name, String defaultValue, String accepted, String doc, boolean hbaseKey) {
+      this.name = name;
+      this.defaultValue = defaultValue;
+      this.accepted = accepted;
+      this.doc = doc;
+      this.hbaseKey = hbaseKey;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static final List<Setting> ALL = new ArrayList<>();
 
   /** Prefix of the hbase.bucketcache.ioengine value this engine serves: pmem:/a/cache,/b/cache. */
   public static final String IOENGINE_PREFIX = "pmem:";
@@ -20,154 +68,223 @@ public final class PmemCacheConfig {
   /** Separator between the cache file paths of one pmem: value. */
   public static final String PATH_SEPARATOR = ",";
 
-  /**
-   * Which engine serves pmem: values: "module" (this engine, when its jar is on the class path)
-   * or "stock" (HBase's own SharedMemoryMmapIOEngine, single path only).
-   */
-  public static final String ENGINE_KEY = "hbase.bucketcache.pmem.engine";
+  public static final Setting IOENGINE = hbase("hbase.bucketcache.ioengine", "(none)",
+      "pmem: followed by one or more absolute file paths separated by commas",
+      "The cache files, one per device, e.g. pmem:/mnt/pmem0/hbase/cache,/mnt/pmem1/hbase/cache."
+          + " Each file gets a 2 MiB header and about capacity / number of paths of data.");
 
-  /** Default of {@link #ENGINE_KEY}: this module's engine. */
-  public static final String ENGINE_DEFAULT = "module";
+  public static final Setting SIZE = hbase("hbase.bucketcache.size", "(none)",
+      "a size in MB (a number above 1.0)",
+      "The cache capacity, split over the paths. Start-up fails when a filesystem cannot hold"
+          + " the files placed on it; the files are preallocated.");
 
-  /**
-   * Size of one memory mapping in bytes: a power of two from 2 MiB to 1 GiB. A cache of capacity
-   * C uses ceil(C / size) mappings, each entirely inside one file.
-   */
-  public static final String MAPPING_SIZE_KEY = "hbase.bucketcache.pmem.mapping.size";
+  public static final Setting PERSISTENT_PATH = hbase("hbase.bucketcache.persistent.path",
+      "(none)", "an absolute file path, not a cache path nor a hard link of one",
+      "Where BucketCache checkpoints its backing map. Without it nothing survives a restart.");
 
-  /** Default of {@link #MAPPING_SIZE_KEY}: 1 GiB. */
-  public static final long MAPPING_SIZE_DEFAULT = 1L << 30;
+  public static final Setting PERSIST_INTERVAL = hbase(
+      "hbase.bucketcache.persist.intervalinmillis", "1000", "milliseconds",
+      "How often the backing map is checkpointed while the cache runs (only when it changed)."
+          + " After a kill -9 or a crash the blocks of the last checkpoint come back, each"
+          + " verified; raise it for very large caches (see Checkpoint cost).");
 
-  /** Smallest accepted {@link #MAPPING_SIZE_KEY}: 2 MiB, the huge-page size of DAX mappings. */
-  public static final long MAPPING_SIZE_MIN = 2L << 20;
+  public static final Setting MAP_DIGEST = hbase(
+      "hbase.bucketcache.persistent.file.integrity.check.algorithm", "MD5",
+      "a MessageDigest algorithm of the JDK",
+      "Digest of the cache files' identity stored in the persisted map; a map whose digest does"
+          + " not match the files is moved aside unread.");
 
-  /**
-   * MAP_SYNC use: "auto" (MAP_SYNC when the file is on a DAX filesystem and the JDK is 14+,
-   * otherwise a page-cache mapping and one warning), "require" (fail at start without MAP_SYNC)
-   * or "off" (never MAP_SYNC).
-   */
-  public static final String MAP_SYNC_KEY = "hbase.bucketcache.pmem.map.sync";
+  public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
+      "module, stock",
+      "module: this engine serves pmem: values; stock: HBase's own SharedMemoryMmapIOEngine"
+          + " (one path, no verification).");
 
-  /** Default of {@link #MAP_SYNC_KEY}. */
-  public static final String MAP_SYNC_DEFAULT = "auto";
+  public static final Setting MAPPING_SIZE = add("hbase.bucketcache.pmem.mapping.size", "1g",
+      "a power of two from 2m to 1g (bytes, or with a k, m or g suffix)",
+      "Size of one memory mapping; the cache uses about capacity / size mappings.");
 
-  /**
-   * The engine's state file (clean-shutdown token and cache layout). Empty: the first cache path
-   * with the suffix ".state".
-   */
-  public static final String STATE_FILE_KEY = "hbase.bucketcache.pmem.state.file";
+  public static final Setting MAP_SYNC = add("hbase.bucketcache.pmem.map.sync", "auto",
+      "auto, require, off",
+      "auto: MAP_SYNC where the filesystem is DAX and the JDK 14+, else one warning per path;"
+          + " require: fail at start without MAP_SYNC; off: never.");
 
-  /** Suffix of the default state file name. */
-  public static final String STATE_FILE_SUFFIX = ".state";
+  public static final Setting LOCK_WAIT = add("hbase.bucketcache.pmem.lock.wait.ms", "10s",
+      "a duration from 0 to 10m (ms, s or m suffix; a bare number is milliseconds)",
+      "How long start-up waits for another process to release the cache files (a RegionServer"
+          + " still exiting) before it fails naming that process.");
 
-  /**
-   * Whether start fails when a path's filesystem has less usable space than the part of the
-   * capacity placed on that path (a full filesystem turns later writes into SIGBUS).
-   */
-  public static final String CHECK_FREE_SPACE_KEY = "hbase.bucketcache.pmem.check.free.space";
-
-  /** Default of {@link #CHECK_FREE_SPACE_KEY}. */
-  public static final boolean CHECK_FREE_SPACE_DEFAULT = true;
-
-  /** MAP_SYNC modes of {@link #MAP_SYNC_KEY}. */
+  /** MAP_SYNC modes of {@link #MAP_SYNC}. */
   public enum MapSync {
     AUTO, REQUIRE, OFF
   }
 
+  static final long MIB = 1L << 20;
+  static final long MAPPING_SIZE_MIN = 2 * MIB;
+  static final long MAPPING_SIZE_MAX = 1L << 30;
+  static final long LOCK_WAIT_MAX_MS = TimeUnit.MINUTES.toMillis(10);
+
   private final List<File> paths;
   private final long capacity;
+  private final File persistencePath;
   private final long mappingSize;
   private final MapSync mapSync;
-  private final File stateFile;
-  private final boolean checkFreeSpace;
+  private final long lockWaitMillis;
+  private final String mapDigestAlgorithm;
 
-  private PmemCacheConfig(List<File> paths, long capacity, long mappingSize, MapSync mapSync,
-      File stateFile, boolean checkFreeSpace) {
+  private PmemCacheConfig(List<File> paths, long capacity, File persistencePath,
+      long mappingSize, MapSync mapSync, long lockWaitMillis, String mapDigestAlgorithm) {
     this.paths = Collections.unmodifiableList(paths);
     this.capacity = capacity;
+    this.persistencePath = persistencePath;
     this.mappingSize = mappingSize;
     this.mapSync = mapSync;
-    this.stateFile = stateFile;
-    this.checkFreeSpace = checkFreeSpace;
+    this.lockWaitMillis = lockWaitMillis;
+    this.mapDigestAlgorithm = mapDigestAlgorithm;
+  }
+
+  /** Where every setting may come from: the block cache belongs to the RegionServer. */
+  static final String SCOPE = " Scope: site (hbase-site.xml of the RegionServer) only.";
+
+  private static Setting add(String name, String dflt, String accepted, String doc) {
+    Setting s = new Setting(name, dflt, accepted, doc + SCOPE, false);
+    ALL.add(s);
+    return s;
+  }
+
+  private static Setting hbase(String name, String dflt, String accepted, String doc) {
+    Setting s = new Setting(name, dflt, accepted, doc + SCOPE, true);
+    ALL.add(s);
+    return s;
+  }
+
+  /** Every setting, in documentation order (HBase's keys first). */
+  public static List<Setting> settings() {
+    return Collections.unmodifiableList(ALL);
+  }
+
+  /** The message shape of every bad value. */
+  static IllegalArgumentException bad(Setting s, String value, String fix) {
+    return new IllegalArgumentException(s.name + "='" + value + "' is not valid. Accepted: "
+        + s.accepted + ". " + fix + ".");
   }
 
   /** True when {@code conf} lets this module serve pmem: values (the default). */
   public static boolean moduleSelected(Configuration conf) {
-    String v = conf.get(ENGINE_KEY, ENGINE_DEFAULT).trim().toLowerCase(Locale.ROOT);
+    String raw = conf.get(ENGINE.name, ENGINE.defaultValue);
+    String v = raw.trim().toLowerCase(Locale.ROOT);
     if (v.equals("module")) {
       return true;
     }
     if (v.equals("stock")) {
       return false;
     }
-    throw new IllegalArgumentException(ENGINE_KEY + "=" + conf.get(ENGINE_KEY)
-        + " is not valid: use \"module\" (hbase-pmem-cache engine) or \"stock\" (HBase's own"
-        + " single-path pmem: engine)");
+    throw bad(ENGINE, raw, "Remove it for the default " + ENGINE.defaultValue);
   }
 
-  /** Parses and checks a pmem: ioengine value and the settings in {@code conf}. */
+  /** Parses a pmem: value and the settings in {@code conf}, for a cache without persistence. */
   public static PmemCacheConfig parse(String ioEngine, long capacity, Configuration conf) {
-    if (!ioEngine.startsWith(IOENGINE_PREFIX)) {
-      throw new IllegalArgumentException("hbase.bucketcache.ioengine=" + ioEngine
-          + " does not start with " + IOENGINE_PREFIX);
+    return parse(ioEngine, capacity, null, conf);
+  }
+
+  /**
+   * Parses and checks a pmem: ioengine value, the capacity, BucketCache's persistence path (or
+   * null) and the settings in {@code conf}.
+   */
+  public static PmemCacheConfig parse(String ioEngine, long capacity, String persistencePath,
+      Configuration conf) {
+    if (ioEngine == null || !ioEngine.startsWith(IOENGINE_PREFIX)) {
+      throw bad(IOENGINE, ioEngine, "Start the value with " + IOENGINE_PREFIX);
     }
-    String list = ioEngine.substring(IOENGINE_PREFIX.length());
     List<File> paths = new ArrayList<>();
-    List<String> canonical = new ArrayList<>();
-    for (String raw : list.split(PATH_SEPARATOR, -1)) {
+    for (String raw : ioEngine.substring(IOENGINE_PREFIX.length()).split(PATH_SEPARATOR, -1)) {
       String p = raw.trim();
       if (p.isEmpty()) {
-        throw new IllegalArgumentException("hbase.bucketcache.ioengine=" + ioEngine
-            + " has an empty path: give one or more absolute file paths separated by commas,"
-            + " e.g. pmem:/mnt/pmem0/hbase/cache,/mnt/pmem1/hbase/cache");
+        throw bad(IOENGINE, ioEngine, "It has an empty path: give absolute file paths separated"
+            + " by commas, e.g. pmem:/mnt/pmem0/hbase/cache,/mnt/pmem1/hbase/cache");
       }
-      File f = new File(p);
-      if (!f.isAbsolute()) {
-        throw new IllegalArgumentException("hbase.bucketcache.ioengine path " + p
-            + " is not absolute: give the absolute path of the cache file");
+      File f = canonical(IOENGINE, ioEngine, p);
+      if (paths.contains(f)) {
+        throw bad(IOENGINE, ioEngine, "It lists " + p + " twice (as " + f + "): give every"
+            + " path once, one file per device");
       }
-      String c;
-      try {
-        c = f.getCanonicalPath();
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException("hbase.bucketcache.ioengine path " + p
-            + " cannot be resolved: " + e.getMessage(), e);
-      }
-      if (canonical.contains(c)) {
-        throw new IllegalArgumentException("hbase.bucketcache.ioengine lists " + p
-            + " twice (as " + c + "): every path must be a different file");
-      }
-      canonical.add(c);
-      paths.add(new File(c));
+      paths.add(f);
     }
     if (capacity <= 0) {
-      throw new IllegalArgumentException("hbase.bucketcache.size gives a capacity of " + capacity
-          + " bytes: set a positive size for the pmem: cache");
+      throw bad(SIZE, String.valueOf(capacity), "Set a positive size for the pmem: cache");
     }
-    long mappingSize = conf.getLong(MAPPING_SIZE_KEY, MAPPING_SIZE_DEFAULT);
-    if (mappingSize < MAPPING_SIZE_MIN || mappingSize > MAPPING_SIZE_DEFAULT
+    File persistence = null;
+    if (persistencePath != null && !persistencePath.trim().isEmpty()) {
+      persistence = canonical(PERSISTENT_PATH, persistencePath, persistencePath.trim());
+    }
+    long mappingSize = bytes(conf, MAPPING_SIZE);
+    if (mappingSize < MAPPING_SIZE_MIN || mappingSize > MAPPING_SIZE_MAX
         || Long.bitCount(mappingSize) != 1) {
-      throw new IllegalArgumentException(MAPPING_SIZE_KEY + "=" + mappingSize
-          + " is not valid: use a power of two from " + MAPPING_SIZE_MIN + " (2 MiB) to "
-          + MAPPING_SIZE_DEFAULT + " (1 GiB)");
+      throw bad(MAPPING_SIZE, conf.get(MAPPING_SIZE.name),
+          "Use a power of two such as 64m or 1g, or remove it for the default "
+              + MAPPING_SIZE.defaultValue);
     }
+    String ms = conf.get(MAP_SYNC.name, MAP_SYNC.defaultValue);
     MapSync mapSync;
-    String ms = conf.get(MAP_SYNC_KEY, MAP_SYNC_DEFAULT).trim();
     try {
-      mapSync = MapSync.valueOf(ms.toUpperCase(Locale.ROOT));
+      mapSync = MapSync.valueOf(ms.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(MAP_SYNC_KEY + "=" + ms
-          + " is not valid: use auto, require or off");
+      throw bad(MAP_SYNC, ms, "Remove it for the default " + MAP_SYNC.defaultValue);
     }
-    String sf = conf.get(STATE_FILE_KEY, "").trim();
-    File stateFile = sf.isEmpty() ? new File(paths.get(0).getPath() + STATE_FILE_SUFFIX)
-        : new File(sf);
-    if (!stateFile.isAbsolute()) {
-      throw new IllegalArgumentException(STATE_FILE_KEY + "=" + sf
-          + " is not absolute: give an absolute file path or leave it empty");
+    long lockWait = millis(conf, LOCK_WAIT, 0, LOCK_WAIT_MAX_MS);
+    String digest = conf.get(MAP_DIGEST.name, MAP_DIGEST.defaultValue).trim();
+    try {
+      java.security.MessageDigest.getInstance(digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw bad(MAP_DIGEST, digest, "Remove it for the default " + MAP_DIGEST.defaultValue);
     }
-    boolean checkFree = conf.getBoolean(CHECK_FREE_SPACE_KEY, CHECK_FREE_SPACE_DEFAULT);
-    return new PmemCacheConfig(paths, capacity, mappingSize, mapSync, stateFile, checkFree);
+    return new PmemCacheConfig(paths, capacity, persistence, mappingSize, mapSync, lockWait,
+        digest);
+  }
+
+  private static File canonical(Setting s, String value, String path) {
+    File f = new File(path);
+    if (!f.isAbsolute()) {
+      throw bad(s, value, "Give the absolute path instead of " + path);
+    }
+    try {
+      return f.getCanonicalFile();
+    } catch (IOException e) {
+      throw bad(s, value, "The path " + path + " cannot be resolved (" + e.getMessage()
+          + "); fix it");
+    }
+  }
+
+  private static long bytes(Configuration conf, Setting s) {
+    String raw = conf.get(s.name);
+    if (raw == null || raw.trim().isEmpty()) {
+      raw = s.defaultValue;
+    }
+    Configuration one = new Configuration(false);
+    one.set(s.name, raw.trim());
+    try {
+      return one.getLongBytes(s.name, 0);
+    } catch (NumberFormatException e) {
+      throw bad(s, raw, "Remove it for the default " + s.defaultValue);
+    }
+  }
+
+  private static long millis(Configuration conf, Setting s, long min, long max) {
+    String raw = conf.get(s.name);
+    if (raw == null || raw.trim().isEmpty()) {
+      raw = s.defaultValue;
+    }
+    Configuration one = new Configuration(false);
+    one.set(s.name, raw.trim());
+    long v;
+    try {
+      v = one.getTimeDuration(s.name, 0, TimeUnit.MILLISECONDS);
+    } catch (NumberFormatException e) {
+      throw bad(s, raw, "Remove it for the default " + s.defaultValue);
+    }
+    if (v < min || v > max) {
+      throw bad(s, raw, "Remove it for the default " + s.defaultValue);
+    }
+    return v;
   }
 
   /** The cache files, canonical, in the order of the ioengine value. */
@@ -180,6 +297,11 @@ public final class PmemCacheConfig {
     return capacity;
   }
 
+  /** BucketCache's persistence file (canonical), or null when the cache is not persistent. */
+  public File persistencePath() {
+    return persistencePath;
+  }
+
   /** Size of one mapping in bytes. */
   public long mappingSize() {
     return mappingSize;
@@ -190,13 +312,20 @@ public final class PmemCacheConfig {
     return mapSync;
   }
 
-  /** The engine's state file. */
-  public File stateFile() {
-    return stateFile;
+  /** How long start-up waits for the cache files' lock. */
+  public long lockWaitMillis() {
+    return lockWaitMillis;
   }
 
-  /** Whether free space is checked at start. */
-  public boolean checkFreeSpace() {
-    return checkFreeSpace;
+  /** The digest algorithm of the persisted map's checksum. */
+  public String mapDigestAlgorithm() {
+    return mapDigestAlgorithm;
+  }
+
+  @Override
+  public String toString() {
+    return "paths=" + paths + ", capacity=" + capacity + ", persistent.path=" + persistencePath
+        + ", mapping.size=" + mappingSize + ", map.sync=" + mapSync.name().toLowerCase(Locale.ROOT)
+        + ", lock.wait.ms=" + lockWaitMillis;
   }
 }

@@ -8,8 +8,8 @@ import org.apache.hadoop.hbase.io.hfile.bucket.PmemIOEngine;
 
 /**
  * Serves {@code pmem:} ioengine values with {@link PmemIOEngine} unless
- * {@link PmemCacheConfig#ENGINE_KEY} is "stock". Found by BucketCache through
- * META-INF/services (patch 0052-ioengine-provider).
+ * {@link PmemCacheConfig#ENGINE} is "stock". Found by BucketCache through META-INF/services
+ * (patch 0052-ioengine-provider).
  */
 public final class PmemIOEngineProvider implements IOEngineProvider {
 
@@ -20,6 +20,7 @@ public final class PmemIOEngineProvider implements IOEngineProvider {
         || !PmemCacheConfig.moduleSelected(conf)) {
       return null;
     }
-    return new PmemIOEngine(PmemCacheConfig.parse(ioEngineName, capacity, conf));
+    return new PmemIOEngine(
+        PmemCacheConfig.parse(ioEngineName, capacity, persistencePath, conf));
   }
 }

@@ -1,490 +1,301 @@
 package dev.forkset.hbase.pmem;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.File;
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.lang.reflect.Method;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
+import java.nio.channels.FileLock;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.text.SimpleDateFormat;
 import java.util.ArrayList;
+import java.util.Date;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.zip.CRC32;
+import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.hadoop.hbase.HBaseIOException;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The memory of a pmem: cache: one or more files, mapped in deterministic segments, plus a small
- * state file that says whether the cache was shut down cleanly.
+ * A pmem: cache's files, opened the safe way: checked, locked, preallocated, mapped, and only
+ * then written; then the blocks in them, each written with and checked against its
+ * {@link BlockCheck} header.
  *
- * <p>Placement: logical offset x lies in segment s = x / M (M = mapping size). Segment s is in
- * file s mod n (n = number of paths) at file offset (s div n) * M, so consecutive segments
- * alternate between devices and each file holds about 1/n of the capacity. One segment is one
- * mapping; the last segment is shortened to the capacity (rounded up to 4 KiB).
- *
- * <p>Restart correctness: at start the state file is read, then rewritten as OPEN with a fresh
- * random token before any cache write. The persisted backing map is accepted only when the
- * previous run ended CLEAN, with the same layout, and the map carries that run's token. A CLEAN
- * state is written only by {@link #cleanToken}, which BucketCache calls while persisting its map
- * after {@link #close} (writers stopped, all written ranges forced). Any later write turns the
- * state back to OPEN first. After a kill the state is OPEN, so the whole map is discarded.
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>Start-up order: (1) {@link StartupChecks}: paths, collisions, free space summed per
+ *       filesystem; (2) open or create each file and take its {@link CacheLock}; (3) read every
+ *       {@link CacheFileHeader} and decide warm (keep the epoch) or cold, and whether
+ *       BucketCache's persisted map belongs to these files ({@link PersistedMap}); (4)
+ *       {@link Preallocation}; (5) {@link Mappings}, with MAP_SYNC as configured. Nothing is
+ *       written before all of that has passed: (6) a cold start moves an unusable map aside
+ *       (unread) and formats the files with a new epoch; every start writes its holder record.
+ *       A failure releases the locks and deletes only the files this start created, so a valid
+ *       cache is never lost to a failed start (e.g. map.sync=require on a non-DAX mount).
+ *   <li>A warm start keeps the files and their epoch; BucketCache then reloads its last
+ *       checkpoint and verifies every entry against its block header before serving it (patch
+ *       0056), so the same path serves a clean restart, a kill -9 and a power loss. Whether the
+ *       previous run stopped cleanly is only reported.
+ *   <li>A block is written body first, then its header, whose checksum covers the stored body;
+ *       a write torn by a crash fails its check.
+ *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
+ *       releases the locks; the garbage collector unmaps the memory once no reader holds a
+ *       slice of it.
+ * </ol>
  */
 public final class PmemStore {
   private static final Logger LOG = LoggerFactory.getLogger(PmemStore.class);
-
-  /** Page size that file lengths and forced ranges are aligned to. */
-  static final int PAGE = 4096;
-
-  /** First 8 bytes of a state file: "FKPMEM01". */
-  static final long STATE_MAGIC = 0x464B504D454D3031L;
-
-  /** Version of the state file format. */
-  static final int STATE_VERSION = 1;
-
-  /** State value of a running (or killed) cache. */
-  static final byte STATE_OPEN = 0;
-
-  /** State value of a cache whose map was persisted after its writes were forced. */
-  static final byte STATE_CLEAN = 1;
-
-  /** JDK 14+ MAP_SYNC map mode, or null. */
-  private static final FileChannel.MapMode READ_WRITE_SYNC = findSyncMode();
-
-  /** JDK 13+ MappedByteBuffer.force(int, int), or null. */
-  private static final Method FORCE_RANGE = findForceRange();
+  private static final String RUNNING = "running ";
+  private static final String STOPPED = "stopped cleanly ";
 
   private final PmemCacheConfig config;
-  private final int pathCount;
-  private final long mappingSize;
-  private final int shift;
-  private final MappedByteBuffer[] segments;
-  private final long[] dirtyLow;
-  private final long[] dirtyHigh;
-  private final RandomAccessFile[] files;
-  private final boolean[] mapSync;
-  private final String layout;
-  private final SecureRandom random = new SecureRandom();
-  /** Token of the clean shutdown this run started from, or 0 when it must start cold. */
-  private final long previousCleanToken;
-  /** Why the previous cache cannot be used, or null. */
-  private final String coldReason;
+  private final Layout layout;
+  private final FileChannel[] channels;
+  private final FileLock[] locks;
+  private final Mappings mappings;
+  private final BlockCheck check;
+  private final RecoveryStats stats;
+  private final ObjectName mbeanName;
   private volatile boolean closed;
-  private volatile long cleanToken;
 
-  /** Validates the paths, maps the files and marks the state OPEN. */
-  public PmemStore(PmemCacheConfig config) throws IOException {
+  private PmemStore(PmemCacheConfig config, Layout layout, FileChannel[] channels,
+      FileLock[] locks, Mappings mappings, BlockCheck check, RecoveryStats stats) {
     this.config = config;
+    this.layout = layout;
+    this.channels = channels;
+    this.locks = locks;
+    this.mappings = mappings;
+    this.check = check;
+    this.stats = stats;
+    this.mbeanName = register(stats, config.paths().get(0));
+  }
+
+  /** What the identity records of the files say. */
+  private static final class Identity {
+    long epoch;
+    Crc crc;
+    String coldReason;
+    String previousStop = "unknown";
+  }
+
+  /**
+   * Opens the cache files: see the class notes for the order.
+   * @throws IOException naming the path or setting when the cache cannot start
+   */
+  public static PmemStore open(PmemCacheConfig config) throws IOException {
     List<File> paths = config.paths();
-    this.pathCount = paths.size();
-    this.mappingSize = config.mappingSize();
-    this.shift = Long.numberOfTrailingZeros(mappingSize);
-    long capacity = config.capacity();
-    int segmentCount = (int) ((capacity + mappingSize - 1) / mappingSize);
-    long[] fileLength = new long[pathCount];
-    for (int s = 0; s < segmentCount; s++) {
-      fileLength[s % pathCount] = fileOffset(s) + segmentLength(s, segmentCount, capacity);
-    }
-    StringBuilder lay = new StringBuilder("capacity=").append(capacity).append(";mapping=")
-        .append(mappingSize).append(";paths=");
-    for (int i = 0; i < pathCount; i++) {
-      lay.append(i == 0 ? "" : ",").append(paths.get(i).getPath()).append(':')
-          .append(fileLength[i]);
-    }
-    this.layout = lay.toString();
-    checkPaths(paths, fileLength);
+    int n = paths.size();
+    Layout layout = new Layout(n, config.capacity(), config.mappingSize());
+    StartupChecks.check(config, layout);
 
-    String[] reason = new String[1];
-    this.previousCleanToken = readPreviousState(reason);
-    this.coldReason = reason[0];
-    writeState(STATE_OPEN, random.nextLong());
-
-    this.files = new RandomAccessFile[pathCount];
-    this.mapSync = new boolean[pathCount];
-    this.segments = new MappedByteBuffer[segmentCount];
-    this.dirtyLow = new long[segmentCount];
-    this.dirtyHigh = new long[segmentCount];
+    FileChannel[] channels = new FileChannel[n];
+    FileLock[] locks = new FileLock[n];
+    boolean[] created = new boolean[n];
     boolean ok = false;
     try {
-      for (int i = 0; i < pathCount; i++) {
+      for (int i = 0; i < n; i++) {
         File f = paths.get(i);
-        files[i] = new RandomAccessFile(f, "rw");
-        if (files[i].length() != fileLength[i]) {
-          files[i].setLength(fileLength[i]);
+        created[i] = !f.exists();
+        channels[i] = FileChannel.open(f.toPath(), StandardOpenOption.CREATE,
+            StandardOpenOption.READ, StandardOpenOption.WRITE);
+        locks[i] = CacheLock.acquire(f, channels[i], config.lockWaitMillis());
+      }
+      Identity id = readIdentity(layout, paths, channels);
+      File map = config.persistencePath();
+      String mapAside = null;
+      if (map != null && map.exists()) {
+        mapAside = id.coldReason != null ? id.coldReason : mapMismatch(config, layout, id, map);
+      }
+      boolean cold = id.coldReason != null;
+      for (int i = 0; i < n; i++) {
+        if (!Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), cold)) {
+          // Without fallocate a file that is not fully allocated can only be zero-filled.
+          cold = true;
+          id.coldReason = paths.get(i) + " has holes and fallocate is not available to fill them"
+              + " in place";
+          mapAside = map != null && map.exists() ? id.coldReason : null;
+          Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), true);
         }
       }
-      // Deterministic: segment s always maps the same file region, one thread, in order.
-      for (int s = 0; s < segmentCount; s++) {
-        segments[s] = map(s, segmentLength(s, segmentCount, capacity));
-        dirtyLow[s] = Long.MAX_VALUE;
-        dirtyHigh[s] = -1;
+      Mappings mappings = new Mappings(layout, channels, paths, config.mapSync());
+
+      // Every check has passed: from here on the engine writes.
+      if (mapAside != null) {
+        File aside = new File(map.getPath() + StartupChecks.DISCARDED_SUFFIX);
+        Durable.rename(map, aside);
+        LOG.warn("pmem cache: moved the persisted map {} aside to {} without reading it: {}",
+            map, aside, mapAside);
       }
+      if (cold) {
+        id.epoch = newEpoch();
+        id.crc = Crc.fastest();
+        format(layout, paths, channels, created, id);
+      }
+      String holder = RUNNING + CacheLock.self() + " since " + now();
+      for (int i = 0; i < n; i++) {
+        writeHolder(channels[i], holder);
+      }
+      RecoveryStats stats = new RecoveryStats(cold ? "cold" : "warm", id.coldReason,
+          id.previousStop, id.epoch, id.crc.name());
+      PmemStore store = new PmemStore(config, layout, channels, locks, mappings,
+          new BlockCheck(id.epoch, id.crc), stats);
+      if (cold) {
+        LOG.warn("pmem cache: cold start, files formatted with epoch {}: {}",
+            Long.toHexString(id.epoch), id.coldReason);
+      } else {
+        LOG.info("pmem cache: warm start, epoch {} kept (previous stop: {}); the blocks of the"
+            + " persisted map are verified before they are served", Long.toHexString(id.epoch),
+            id.previousStop);
+      }
+      LOG.info("pmem cache: {} mappings of up to {} bytes over {} path(s) {}, MAP_SYNC {},"
+          + " block checksum {}", layout.segmentCount(), layout.mappingSize(), n, paths,
+          mappings.mapSyncSummary(), id.crc.name());
       ok = true;
+      return store;
     } finally {
       if (!ok) {
-        closeFiles();
+        closeAll(channels);
+        for (int i = 0; i < n; i++) {
+          if (created[i] && !paths.get(i).delete()) {
+            LOG.warn("pmem cache: could not delete {} created by a failed start", paths.get(i));
+          }
+        }
       }
     }
-    LOG.info("pmem cache: {} mappings of up to {} bytes over {} path(s) {}, MAP_SYNC {}, state"
-        + " file {}", segmentCount, mappingSize, pathCount, paths, mapSyncSummary(),
-        config.stateFile());
   }
 
-  private long fileOffset(int segment) {
-    return (long) (segment / pathCount) * mappingSize;
-  }
-
-  private long segmentLength(int s, int segmentCount, long capacity) {
-    if (s < segmentCount - 1) {
-      return mappingSize;
+  private static Identity readIdentity(Layout layout, List<File> paths, FileChannel[] channels)
+      throws IOException {
+    Identity id = new Identity();
+    Set<String> stops = new LinkedHashSet<>();
+    for (int i = 0; i < channels.length; i++) {
+      String holder = CacheFileHeader.readHolder(channels[i]);
+      stops.add(holder == null ? "unknown" : holder.startsWith(STOPPED) ? "clean"
+          : holder.startsWith(RUNNING) ? "unclean" : "unknown");
     }
-    long rest = capacity - (long) s * mappingSize;
-    return (rest + PAGE - 1) / PAGE * PAGE;
-  }
-
-  private void checkPaths(List<File> paths, long[] fileLength) throws IOException {
-    for (int i = 0; i < paths.size(); i++) {
+    id.previousStop = stops.contains("unclean") ? "unclean"
+        : stops.size() == 1 ? stops.iterator().next() : "unknown";
+    for (int i = 0; i < channels.length && id.coldReason == null; i++) {
       File f = paths.get(i);
-      File dir = f.getParentFile();
-      if (dir == null || !dir.isDirectory()) {
-        throw new IOException("pmem cache path " + f + " (hbase.bucketcache.ioengine): directory "
-            + dir + " does not exist; create it on the pmem/DAX mount or fix the path");
-      }
-      if (f.exists() && !f.isFile()) {
-        throw new IOException("pmem cache path " + f + " (hbase.bucketcache.ioengine) exists but"
-            + " is not a regular file; give a file path (devdax: see docs/hbase-pmem-cache.md)");
-      }
-      if (f.exists() ? !f.canWrite() : !dir.canWrite()) {
-        throw new IOException("pmem cache path " + f + " (hbase.bucketcache.ioengine) is not"
-            + " writable by this user; fix the permissions of " + (f.exists() ? f : dir));
-      }
-      if (config.checkFreeSpace()) {
-        long existing = f.exists() ? f.length() : 0;
-        long usable = dir.getUsableSpace();
-        if (usable + existing < fileLength[i]) {
-          throw new IOException("pmem cache path " + f + " (hbase.bucketcache.ioengine) needs "
-              + fileLength[i] + " bytes for its share of hbase.bucketcache.size but its"
-              + " filesystem has only " + (usable + existing) + " usable; lower"
-              + " hbase.bucketcache.size, add paths or free space (" + PmemCacheConfig
-                  .CHECK_FREE_SPACE_KEY + "=false skips this check)");
-        }
-      }
-    }
-  }
-
-  private MappedByteBuffer map(int s, long length) throws IOException {
-    int path = s % pathCount;
-    FileChannel ch = files[path].getChannel();
-    long off = fileOffset(s);
-    File f = config.paths().get(path);
-    boolean firstOnPath = s < pathCount;
-    if (firstOnPath && config.mapSync() != PmemCacheConfig.MapSync.OFF) {
-      String why;
-      if (READ_WRITE_SYNC == null) {
-        why = "this JDK has no MAP_SYNC (needs JDK 14+)";
-      } else {
-        try {
-          MappedByteBuffer b = ch.map(READ_WRITE_SYNC, off, length);
-          mapSync[path] = true;
-          return b;
-        } catch (IOException | UnsupportedOperationException e) {
-          why = "MAP_SYNC refused: " + e.getMessage();
-        }
-      }
-      if (config.mapSync() == PmemCacheConfig.MapSync.REQUIRE) {
-        throw new IOException("pmem cache path " + f + " cannot be mapped with MAP_SYNC (" + why
-            + ") but " + PmemCacheConfig.MAP_SYNC_KEY + "=require; mount the filesystem with"
-            + " -o dax on a pmem/CXL device or set " + PmemCacheConfig.MAP_SYNC_KEY + "=auto");
-      }
-      LOG.warn("pmem cache path {} is not on a DAX filesystem ({}): the file is backed by the"
-          + " page cache, so it takes DRAM and its contents survive a restart but not a power"
-          + " loss. Mount the pmem/CXL device with -o dax to map it directly.", f, why);
-    }
-    if (mapSync[path]) {
-      return ch.map(READ_WRITE_SYNC, off, length);
-    }
-    return ch.map(FileChannel.MapMode.READ_WRITE, off, length);
-  }
-
-  private String mapSyncSummary() {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < pathCount; i++) {
-      sb.append(i == 0 ? "" : ",").append(mapSync[i] ? "on" : "off");
-    }
-    return sb.toString();
-  }
-
-  /** Number of mappings. */
-  public int mappingCount() {
-    return segments.length;
-  }
-
-  /** Whether path i is mapped with MAP_SYNC. */
-  public boolean mapSync(int path) {
-    return mapSync[path];
-  }
-
-  /** The layout description stored in the state file. */
-  public String layout() {
-    return layout;
-  }
-
-  /** Copies the remaining bytes of {@code src} to logical offset {@code offset}. */
-  public void write(ByteBuff src, long offset) throws IOException {
-    if (cleanToken != 0) {
-      reopen();
-    }
-    int len = src.remaining();
-    checkRange(offset, len);
-    long pos = offset;
-    int left = len;
-    while (left > 0) {
-      int s = (int) (pos >>> shift);
-      int in = (int) (pos & (mappingSize - 1));
-      MappedByteBuffer seg = segments[s];
-      int n = Math.min(left, seg.capacity() - in);
-      ByteBuffer dst = seg.duplicate();
-      dst.limit(in + n);
-      dst.position(in);
-      int from = src.position();
-      src.get(dst, from, n);
-      src.position(from + n);
-      markDirty(s, in, in + n);
-      pos += n;
-      left -= n;
-    }
-  }
-
-  /** Views of {@code len} bytes at {@code offset}: shared memory, nothing copied. */
-  public ByteBuffer[] slices(long offset, int len) {
-    checkRange(offset, len);
-    int first = (int) (offset >>> shift);
-    int last = len == 0 ? first : (int) ((offset + len - 1) >>> shift);
-    ByteBuffer[] out = new ByteBuffer[last - first + 1];
-    long pos = offset;
-    int left = len;
-    for (int i = 0; i < out.length; i++) {
-      int in = (int) (pos & (mappingSize - 1));
-      MappedByteBuffer seg = segments[first + i];
-      int n = Math.min(left, seg.capacity() - in);
-      ByteBuffer b = seg.duplicate();
-      b.limit(in + n);
-      b.position(in);
-      out[i] = b.slice();
-      pos += n;
-      left -= n;
-    }
-    return out;
-  }
-
-  private void checkRange(long offset, int len) {
-    if (offset < 0 || len < 0 || offset + len > config.capacity()) {
-      throw new IllegalArgumentException("pmem cache access [" + offset + ", " + (offset + len)
-          + ") outside the capacity " + config.capacity());
-    }
-  }
-
-  private void markDirty(int s, long from, long to) {
-    synchronized (segments[s]) {
-      if (from < dirtyLow[s]) {
-        dirtyLow[s] = from;
-      }
-      if (to > dirtyHigh[s]) {
-        dirtyHigh[s] = to;
-      }
-    }
-  }
-
-  /** Forces every range written since the last call to the device (msync / cache flush). */
-  public void sync() throws IOException {
-    for (int s = 0; s < segments.length; s++) {
-      long low;
-      long high;
-      synchronized (segments[s]) {
-        low = dirtyLow[s];
-        high = dirtyHigh[s];
-        dirtyLow[s] = Long.MAX_VALUE;
-        dirtyHigh[s] = -1;
-      }
-      if (high < 0) {
-        continue;
-      }
-      MappedByteBuffer seg = segments[s];
-      int from = (int) (low / PAGE * PAGE);
-      int to = (int) Math.min(seg.capacity(), (high + PAGE - 1) / PAGE * PAGE);
-      force(seg, from, to - from);
-    }
-  }
-
-  private static void force(MappedByteBuffer seg, int index, int length) throws IOException {
-    if (FORCE_RANGE != null) {
+      CacheFileHeader h;
       try {
-        FORCE_RANGE.invoke(seg, index, length);
-        return;
-      } catch (ReflectiveOperationException e) {
-        Throwable c = e.getCause() != null ? e.getCause() : e;
-        if (c instanceof RuntimeException) {
-          throw (RuntimeException) c;
-        }
-        throw new IOException("force of a pmem cache mapping failed", c);
+        h = CacheFileHeader.read(channels[i]);
+      } catch (IOException e) {
+        id.coldReason = f + ": " + e.getMessage();
+        break;
+      }
+      String mismatch = h.mismatch(layout, i);
+      if (mismatch != null) {
+        id.coldReason = f + ": " + mismatch;
+      } else if (channels[i].size() != layout.fileLength(i)) {
+        id.coldReason = f + ": it is " + channels[i].size() + " bytes long, its layout needs "
+            + layout.fileLength(i) + " (truncated or extended)";
+      } else if (i > 0 && h.epoch != id.epoch) {
+        id.coldReason = f + ": it belongs to another cache than " + paths.get(0)
+            + " (epoch " + Long.toHexString(h.epoch) + " vs " + Long.toHexString(id.epoch) + ")";
+      } else if (Crc.forId(h.crcId) == null) {
+        id.coldReason = f + ": its blocks are checksummed with " + Crc.nameOf(h.crcId)
+            + ", which this JDK lacks (CRC32C needs JDK 9+)";
+      } else {
+        id.epoch = h.epoch;
+        id.crc = Crc.forId(h.crcId);
       }
     }
-    seg.force();
+    return id;
   }
 
-  /** Forces all writes and stops accepting the CLEAN token only after this point. */
-  public void close() throws IOException {
-    sync();
-    closed = true;
-  }
-
-  /**
-   * The digest BucketCache stores with its persisted map. After {@link #close} it forces all
-   * writes, records a CLEAN state with a fresh token and returns the digest of that token; while
-   * the cache runs it returns a digest that no later start accepts (the map may still change).
-   */
-  public synchronized byte[] cleanToken(String algorithm) throws IOException {
-    if (!closed) {
-      return digest(algorithm, random.nextLong() | 1, "running");
-    }
-    if (cleanToken == 0) {
-      sync();
-      long token = random.nextLong() | 1;
-      writeState(STATE_CLEAN, token);
-      cleanToken = token;
-    }
-    return digest(algorithm, cleanToken, "clean");
-  }
-
-  private synchronized void reopen() throws IOException {
-    if (cleanToken != 0) {
-      writeState(STATE_OPEN, random.nextLong());
-      cleanToken = 0;
-    }
-  }
-
-  /**
-   * Checks the digest of a persisted map against the previous clean shutdown.
-   * @throws IOException naming why the persisted map must be discarded
-   */
-  public void verify(byte[] persisted, String algorithm) throws IOException {
-    if (previousCleanToken == 0) {
-      throw new IOException(coldReason);
-    }
-    byte[] expected = digest(algorithm, previousCleanToken, "clean");
-    if (!MessageDigest.isEqual(expected, persisted)) {
-      throw new IOException("the persisted bucket cache map was not written at the last clean"
-          + " shutdown of " + config.stateFile() + " (stale or foreign persistence file)");
-    }
-  }
-
-  /** Why the cache starts cold, or null when a clean persisted map can be used. */
-  public String coldReason() {
-    return coldReason;
-  }
-
-  private byte[] digest(String algorithm, long token, String kind) throws IOException {
+  /** Why the persisted map cannot be used with these (warm) files, or null. */
+  private static String mapMismatch(PmemCacheConfig config, Layout layout, Identity id, File map) {
+    byte[] stored;
     try {
-      MessageDigest md = MessageDigest.getInstance(algorithm);
-      md.update(layout.getBytes(StandardCharsets.UTF_8));
-      md.update(kind.getBytes(StandardCharsets.UTF_8));
-      for (int i = 0; i < 8; i++) {
-        md.update((byte) (token >>> (56 - 8 * i)));
-      }
-      return md.digest();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IOException("hbase.bucketcache.persistent.file.integrity.check.algorithm="
-          + algorithm + " is not a MessageDigest algorithm of this JDK", e);
-    }
-  }
-
-  private long readPreviousState(String[] reason) {
-    File sf = config.stateFile();
-    if (!sf.exists()) {
-      reason[0] = "no pmem cache state file " + sf + ": first start, cold cache";
-      return 0;
-    }
-    try (DataInputStream in = new DataInputStream(Files.newInputStream(sf.toPath()))) {
-      byte[] all = new byte[(int) Math.min(sf.length(), 1 << 20)];
-      in.readFully(all);
-      if (all.length < 8 + 4 + 1 + 8 + 2 + 8) {
-        reason[0] = "pmem cache state file " + sf + " is truncated: cold cache";
-        return 0;
-      }
-      CRC32 crc = new CRC32();
-      crc.update(all, 0, all.length - 8);
-      DataInputStream d = new DataInputStream(new java.io.ByteArrayInputStream(all));
-      long magic = d.readLong();
-      int version = d.readInt();
-      byte state = d.readByte();
-      long token = d.readLong();
-      String oldLayout = d.readUTF();
-      long storedCrc = d.readLong();
-      if (magic != STATE_MAGIC || version != STATE_VERSION || storedCrc != crc.getValue()) {
-        reason[0] = "pmem cache state file " + sf + " is corrupt: cold cache";
-        return 0;
-      }
-      if (!oldLayout.equals(layout)) {
-        reason[0] = "pmem cache layout changed since the last run (was " + oldLayout + ", now "
-            + layout + "): cold cache";
-        return 0;
-      }
-      if (state != STATE_CLEAN) {
-        reason[0] = "the pmem cache in " + config.paths() + " was not shut down cleanly (killed"
-            + " or crashed while running): its blocks cannot be proven intact, cold cache";
-        return 0;
-      }
-      return token;
-    } catch (IOException | RuntimeException e) {
-      reason[0] = "pmem cache state file " + sf + " cannot be read (" + e + "): cold cache";
-      return 0;
-    }
-  }
-
-  private void writeState(byte state, long token) throws IOException {
-    File sf = config.stateFile();
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    DataOutputStream d = new DataOutputStream(bytes);
-    d.writeLong(STATE_MAGIC);
-    d.writeInt(STATE_VERSION);
-    d.writeByte(state);
-    d.writeLong(token);
-    d.writeUTF(layout);
-    d.flush();
-    CRC32 crc = new CRC32();
-    crc.update(bytes.toByteArray());
-    d.writeLong(crc.getValue());
-    d.flush();
-    File tmp = new File(sf.getPath() + ".tmp");
-    try (FileOutputStream out = new FileOutputStream(tmp)) {
-      out.write(bytes.toByteArray());
-      out.getFD().sync();
+      stored = PersistedMap.readChecksum(map);
     } catch (IOException e) {
-      throw new IOException("cannot write the pmem cache state file " + tmp + " ("
-          + PmemCacheConfig.STATE_FILE_KEY + "): " + e.getMessage(), e);
+      return "the persisted map cannot be read: " + e.getMessage();
     }
-    Files.move(tmp.toPath(), sf.toPath(), StandardCopyOption.REPLACE_EXISTING,
-        StandardCopyOption.ATOMIC_MOVE);
+    if (stored.length == 0) {
+      return null; // an empty cache's map: nothing to use, nothing to mistake
+    }
+    try {
+      byte[] expected = PersistedMap.digest(config.mapDigestAlgorithm(), id.epoch, layout);
+      return MessageDigest.isEqual(expected, stored) ? null
+          : "it was written for other cache files (another epoch or layout)";
+    } catch (IOException e) {
+      return e.getMessage();
+    }
   }
 
-  private void closeFiles() {
-    if (files == null) {
-      return;
+  private static void format(Layout layout, List<File> paths, FileChannel[] channels,
+      boolean[] created, Identity id) throws IOException {
+    long now = System.currentTimeMillis();
+    Set<File> dirs = new LinkedHashSet<>();
+    for (int i = 0; i < channels.length; i++) {
+      if (channels[i].size() > layout.fileLength(i)) {
+        channels[i].truncate(layout.fileLength(i));
+      }
+      ByteBuffer h = CacheFileHeader.of(layout, i, id.crc, id.epoch, now).encode();
+      while (h.hasRemaining()) {
+        channels[i].write(h, h.position());
+      }
+      channels[i].force(true);
+      if (created[i]) {
+        dirs.add(paths.get(i).getParentFile());
+      }
     }
-    for (RandomAccessFile f : files) {
-      if (f != null) {
+    for (File dir : dirs) {
+      Durable.syncDirectory(dir);
+    }
+  }
+
+  private static void writeHolder(FileChannel ch, String text) throws IOException {
+    ByteBuffer b = CacheFileHeader.encodeHolder(text);
+    long pos = CacheFileHeader.HOLDER_OFFSET;
+    while (b.hasRemaining()) {
+      pos += ch.write(b, pos);
+    }
+    ch.force(false);
+  }
+
+  private static long newEpoch() {
+    long e = 0;
+    SecureRandom r = new SecureRandom();
+    while (e == 0) {
+      e = r.nextLong();
+    }
+    return e;
+  }
+
+  private static String now() {
+    return new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ssZ").format(new Date());
+  }
+
+  private static ObjectName register(RecoveryStats stats, File firstPath) {
+    try {
+      ObjectName name = new ObjectName("dev.forkset.hbase.pmem:type=PmemCache,path="
+          + ObjectName.quote(firstPath.getPath()));
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      if (server.isRegistered(name)) {
+        server.unregisterMBean(name);
+      }
+      server.registerMBean(stats, name);
+      return name;
+    } catch (Exception e) {
+      LOG.warn("pmem cache: cannot register its JMX bean: {}", e.toString());
+      return null;
+    }
+  }
+
+  private static void closeAll(FileChannel[] channels) {
+    for (FileChannel ch : channels) {
+      if (ch != null) {
         try {
-          f.close();
+          ch.close(); // releases the lock
         } catch (IOException e) {
           LOG.warn("closing a pmem cache file failed", e);
         }
@@ -492,30 +303,200 @@ public final class PmemStore {
     }
   }
 
-  /** Closes the file handles; the mappings stay valid until they are garbage collected. */
-  public void release() {
-    closeFiles();
+  // ---- blocks ------------------------------------------------------------------------------
+
+  /** Bytes kept in front of each block. */
+  public int blockHeaderSize() {
+    return BlockCheck.HEADER_SIZE;
   }
 
-  private static FileChannel.MapMode findSyncMode() {
-    try {
-      Class<?> c = Class.forName("jdk.nio.mapmode.ExtendedMapMode");
-      return (FileChannel.MapMode) c.getField("READ_WRITE_SYNC").get(null);
-    } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-      return null;
+  /**
+   * Writes a block at {@code offset}: header, then its bytes, then {@code metadata}.
+   * @param entryLength header size plus both remainders
+   */
+  public void writeBlock(BlockCacheKey key, long offset, int entryLength, ByteBuff block,
+      ByteBuffer metadata) throws IOException {
+    int bodyLength = entryLength - BlockCheck.HEADER_SIZE;
+    if (bodyLength != block.remaining() + metadata.remaining()) {
+      throw new IllegalArgumentException("entry of " + entryLength + " bytes for a body of "
+          + block.remaining() + " + " + metadata.remaining());
+    }
+    long body = offset + BlockCheck.HEADER_SIZE;
+    int blockLength = block.remaining();
+    mappings.write(body, block.duplicate());
+    mappings.write(body + blockLength, metadata.duplicate());
+    ByteBuffer header = check.header(key, bodyLength, mappings.slices(body, bodyLength));
+    mappings.write(offset, header);
+  }
+
+  /** The stored bytes of the block at {@code offset}, without its header; nothing copied. */
+  public ByteBuffer[] blockBody(long offset, int entryLength) throws IOException {
+    return mappings.slices(offset + BlockCheck.HEADER_SIZE, entryLength - BlockCheck.HEADER_SIZE);
+  }
+
+  /** Why the block at {@code offset} is not the one cached under {@code key}, or null. */
+  private String mismatch(BlockCacheKey key, long offset, int entryLength) throws IOException {
+    if (entryLength < BlockCheck.HEADER_SIZE) {
+      return "an entry of " + entryLength + " bytes cannot hold a block header";
+    }
+    ByteBuffer header = mappings.copy(offset, BlockCheck.HEADER_SIZE);
+    return check.mismatch(key, entryLength - BlockCheck.HEADER_SIZE, header,
+        blockBody(offset, entryLength));
+  }
+
+  /**
+   * Checks a block before a read serves it.
+   * @throws HBaseIOException when it fails: the caller evicts it
+   */
+  public void checkRead(BlockCacheKey key, long offset, int entryLength) throws IOException {
+    String why = mismatch(key, offset, entryLength);
+    stats.readChecked(why == null);
+    if (why != null) {
+      throw new HBaseIOException("pmem cache block " + key + " at " + offset + ": " + why);
     }
   }
 
-  private static Method findForceRange() {
-    try {
-      return MappedByteBuffer.class.getMethod("force", int.class, int.class);
-    } catch (NoSuchMethodException | RuntimeException e) {
-      return null;
+  /**
+   * Checks a block of a recovered backing map (the background pass).
+   * @throws HBaseIOException when it fails: the caller evicts it
+   */
+  public void checkRecovered(BlockCacheKey key, long offset, int entryLength)
+      throws IOException {
+    long start = System.nanoTime();
+    String why = mismatch(key, offset, entryLength);
+    stats.passChecked(entryLength, System.nanoTime() - start, why == null);
+    if (why != null) {
+      throw new HBaseIOException("pmem cache block " + key + " at " + offset + ": " + why);
     }
   }
 
-  /** For tests: the paths of the files. */
-  List<File> paths() {
+  /** BucketCache accepted the persisted map; its blocks are being verified. */
+  public void recoveryStarted() {
+    stats.recoveryStarted();
+  }
+
+  /** Every block of the recovered map has been verified. */
+  public void recoveryComplete() {
+    stats.recoveryComplete();
+  }
+
+  // ---- raw bytes (no header; IOEngine.write and tests) ---------------------------------------
+
+  /** Copies the remaining bytes of {@code src} to logical offset {@code offset}. */
+  public void write(ByteBuff src, long offset) throws IOException {
+    mappings.write(offset, src);
+  }
+
+  /** Views of {@code len} bytes at {@code offset}: shared memory, nothing copied. */
+  public ByteBuffer[] slices(long offset, int len) throws IOException {
+    return mappings.slices(offset, len);
+  }
+
+  /** Forces every range written before this call to the device. */
+  public void sync() throws IOException {
+    mappings.sync();
+  }
+
+  // ---- identity ----------------------------------------------------------------------------
+
+  /** The digest BucketCache stores with its persisted map: these files' epoch and layout. */
+  public byte[] mapDigest(String algorithm) throws IOException {
+    return PersistedMap.digest(algorithm, check.epoch(), layout);
+  }
+
+  /**
+   * Accepts a persisted map only when it was written for these files.
+   * @throws IOException when it was not
+   */
+  public void verifyMapDigest(byte[] persisted, String algorithm) throws IOException {
+    if (!MessageDigest.isEqual(mapDigest(algorithm), persisted)) {
+      throw new IOException("the persisted bucket cache map was written for other cache files"
+          + " than " + config.paths() + " (another epoch or layout)");
+    }
+  }
+
+  /**
+   * Forces what was written, records a clean stop, drops the mappings and releases the files.
+   * Writes after this fail with an IOException.
+   */
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    boolean synced = false;
+    try {
+      mappings.sync();
+      synced = true;
+    } catch (IOException e) {
+      LOG.error("pmem cache: forcing the written ranges at shutdown failed; the blocks are"
+          + " verified at the next start anyway", e);
+    }
+    if (synced) {
+      String holder = STOPPED + CacheLock.self() + " at " + now();
+      for (FileChannel ch : channels) {
+        try {
+          writeHolder(ch, holder);
+        } catch (IOException e) {
+          LOG.warn("pmem cache: cannot record the clean stop: {}", e.toString());
+        }
+      }
+    }
+    mappings.release();
+    closeAll(channels);
+    if (mbeanName != null) {
+      try {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+      } catch (Exception e) {
+        LOG.debug("unregistering the pmem cache bean", e);
+      }
+    }
+  }
+
+  // ---- facts -------------------------------------------------------------------------------
+
+  /** Number of mappings. */
+  public int mappingCount() {
+    return mappings.count();
+  }
+
+  /** Whether path i is mapped with MAP_SYNC. */
+  public boolean mapSync(int path) {
+    return mappings.mapSync(path);
+  }
+
+  /** What this start found and what the recovery checked. */
+  public PmemCacheMXBean stats() {
+    return stats;
+  }
+
+  /** The cache files. */
+  public List<File> paths() {
     return new ArrayList<>(config.paths());
+  }
+
+  /** The configuration the store was opened with. */
+  public PmemCacheConfig config() {
+    return config;
+  }
+
+  /** For tests: replaces how mappings are forced (to inject device errors). */
+  void forcer(Mappings.Forcer forcer) {
+    mappings.forcer(forcer);
+  }
+
+  /** For tests: the locks held. */
+  boolean holdsLocks() {
+    for (FileLock l : locks) {
+      if (!l.isValid()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** For tests: the layout. */
+  Layout layout() {
+    return layout;
   }
 }

@@ -3,278 +3,229 @@ package dev.forkset.hbase.pmem;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
-import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseIOException;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
+/** The start decisions of a store, and blocks written and checked through it. */
 public class PmemStoreTest {
   private static final long MIB = 1L << 20;
+  private static final BlockCacheKey KEY = new BlockCacheKey("hfile", 0);
 
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
-  private Configuration conf(long mappingSize) {
+  private File a;
+  private File b;
+
+  @Before
+  public void setUp() throws IOException {
+    a = new File(tmp.newFolder("a"), "cache");
+    b = new File(tmp.newFolder("b"), "cache");
+  }
+
+  private static PmemCacheConfig config(String io, long capacity, String map) {
     Configuration c = new Configuration(false);
-    c.setLong(PmemCacheConfig.MAPPING_SIZE_KEY, mappingSize);
-    return c;
+    c.set(PmemCacheConfig.MAPPING_SIZE.name, "2m");
+    c.set(PmemCacheConfig.LOCK_WAIT.name, "0");
+    return PmemCacheConfig.parse(io, capacity, map, c);
   }
 
-  private String twoPaths() throws IOException {
-    return "pmem:" + tmp.newFolder("p0") + "/cache," + tmp.newFolder("p1") + "/cache";
+  private PmemStore open() throws IOException {
+    return PmemStore.open(config("pmem:" + a + "," + b, 8 * MIB, null));
+  }
+
+  /** Writes a 5000-byte block at 1 MiB - 16 (so it crosses into the next mapping). */
+  private static long writeBlock(PmemStore s) throws IOException {
+    long offset = 2 * MIB - 1024;
+    byte[] body = new byte[5000];
+    for (int i = 0; i < body.length; i++) {
+      body[i] = (byte) (i * 7);
+    }
+    s.writeBlock(KEY, offset, BlockCheck.HEADER_SIZE + 5000 + 13,
+        ByteBuff.wrap(ByteBuffer.wrap(body)), ByteBuffer.wrap(new byte[13]));
+    return offset;
   }
 
   @Test
-  public void segmentsAlternateBetweenPathsAtDeterministicFileOffsets() throws Exception {
-    String io = twoPaths();
-    long capacity = 10 * MIB + 4096;
-    PmemStore store = new PmemStore(PmemCacheConfig.parse(io, capacity, conf(2 * MIB)));
-    int segments = (int) ((capacity + 2 * MIB - 1) / (2 * MIB));
-    assertEquals(segments, store.mappingCount());
-    for (int s = 0; s < segments; s++) {
-      ByteBuffer b = ByteBuffer.allocate(8);
-      b.putLong(0, 1000 + s);
-      store.write(ByteBuff.wrap(b), s * 2 * MIB);
-    }
-    store.sync();
-    for (int s = 0; s < segments; s++) {
-      File f = store.paths().get(s % 2);
-      try (RandomAccessFile raf = new RandomAccessFile(f, "r")) {
-        raf.seek((s / 2) * 2 * MIB);
-        assertEquals("segment " + s + " in " + f, 1000 + s, raf.readLong());
-      }
-    }
-    // The last segment holds only the 4 KiB beyond 10 MiB.
-    assertEquals(4 * MIB + 4096, store.paths().get(1).length());
-    assertEquals(6 * MIB, store.paths().get(0).length());
-  }
-
-  @Test
-  public void mappingCountStaysWithinCapacityOverMappingSizePlusPaths() throws Exception {
-    long capacity = 64 * MIB + 1;
-    PmemStore store = new PmemStore(PmemCacheConfig.parse(twoPaths(), capacity, conf(8 * MIB)));
-    long bound = (capacity + 8 * MIB - 1) / (8 * MIB) + 2;
-    assertTrue(store.mappingCount() + " mappings", store.mappingCount() <= bound);
-  }
-
-  @Test
-  public void writesAcrossAMappingBoundaryReadBackAsTwoSharedSlices() throws Exception {
-    PmemStore store = new PmemStore(PmemCacheConfig.parse(twoPaths(), 8 * MIB, conf(2 * MIB)));
-    byte[] data = new byte[10_000];
-    for (int i = 0; i < data.length; i++) {
-      data[i] = (byte) (i * 31 + 7);
-    }
-    long offset = 2 * MIB - 3000;
-    store.write(ByteBuff.wrap(ByteBuffer.wrap(data)), offset);
-    ByteBuffer[] slices = store.slices(offset, data.length);
-    assertEquals(2, slices.length);
-    assertEquals(3000, slices[0].remaining());
-    byte[] back = new byte[data.length];
-    slices[0].get(back, 0, 3000);
-    slices[1].get(back, 3000, data.length - 3000);
-    assertArrayEquals(data, back);
-    // Zero copy: a later write is visible through the slices taken before it.
-    store.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {42})), offset);
-    assertEquals(42, slices[0].get(0));
-  }
-
-  @Test
-  public void sameLayoutReopenedAfterCleanTokenSeesTheSameBytes() throws Exception {
-    String io = twoPaths();
-    PmemCacheConfig cfg = PmemCacheConfig.parse(io, 8 * MIB, conf(2 * MIB));
-    PmemStore first = new PmemStore(cfg);
-    for (int s = 0; s < 4; s++) {
-      first.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {(byte) (s + 1)})), s * 2 * MIB + 5);
-    }
+  public void open_formatsNewFilesAndKeepsTheirEpochOnRestart() throws IOException {
+    PmemStore first = open();
+    assertEquals("cold", first.stats().getStartMode());
+    String epoch = first.stats().getEpoch();
+    long offset = writeBlock(first);
     first.close();
-    byte[] token = first.cleanToken("MD5");
-    first.release();
-    PmemStore second = new PmemStore(cfg);
-    assertNull(second.coldReason());
-    second.verify(token, "MD5");
-    for (int s = 0; s < 4; s++) {
-      assertEquals(s + 1, second.slices(s * 2 * MIB + 5, 1)[0].get(0));
-    }
-  }
-
-  @Test
-  public void aDigestTakenWhileRunningIsNeverAccepted() throws Exception {
-    PmemCacheConfig cfg = PmemCacheConfig.parse(twoPaths(), 8 * MIB, conf(2 * MIB));
-    PmemStore first = new PmemStore(cfg);
-    byte[] running = first.cleanToken("MD5");
-    first.release();
-    PmemStore second = new PmemStore(cfg);
+    PmemStore second = open();
     try {
-      second.verify(running, "MD5");
-      fail("a map persisted while the cache ran was accepted");
-    } catch (IOException expected) {
-      assertTrue(expected.getMessage(), expected.getMessage().contains("not shut down cleanly"));
+      assertEquals("warm", second.stats().getStartMode());
+      assertEquals(epoch, second.stats().getEpoch());
+      assertEquals("clean", second.stats().getPreviousStop());
+      second.checkRecovered(KEY, offset, BlockCheck.HEADER_SIZE + 5013);
+    } finally {
+      second.close();
     }
   }
 
   @Test
-  public void aWriteAfterTheCleanTokenMakesTheNextStartCold() throws Exception {
-    PmemCacheConfig cfg = PmemCacheConfig.parse(twoPaths(), 8 * MIB, conf(2 * MIB));
-    PmemStore first = new PmemStore(cfg);
-    first.close();
-    byte[] token = first.cleanToken("MD5");
-    first.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {1})), 0);
-    first.release();
-    PmemStore second = new PmemStore(cfg);
+  public void checks_refuseADamagedBlockAndABlockOfAnotherKey() throws IOException {
+    PmemStore s = open();
     try {
-      second.verify(token, "MD5");
-      fail("a clean token was accepted although the cache was written after it");
-    } catch (IOException expected) {
-      assertTrue(expected.getMessage(), expected.getMessage().contains("not shut down cleanly"));
-    }
-  }
-
-  @Test
-  public void changedPathListStartsColdNamingBothLayouts() throws Exception {
-    File a = tmp.newFolder("a");
-    File b = tmp.newFolder("b");
-    Configuration c = conf(2 * MIB);
-    PmemStore first = new PmemStore(PmemCacheConfig.parse("pmem:" + a + "/c," + b + "/c",
-        8 * MIB, c));
-    first.close();
-    first.cleanToken("MD5");
-    first.release();
-    c.set(PmemCacheConfig.STATE_FILE_KEY, a + "/c.state");
-    PmemStore second = new PmemStore(PmemCacheConfig.parse("pmem:" + a + "/c", 8 * MIB, c));
-    assertTrue(second.coldReason(), second.coldReason().contains("layout changed"));
-  }
-
-  @Test
-  public void corruptStateFileStartsCold() throws Exception {
-    PmemCacheConfig cfg = PmemCacheConfig.parse(twoPaths(), 8 * MIB, conf(2 * MIB));
-    PmemStore first = new PmemStore(cfg);
-    first.close();
-    first.cleanToken("MD5");
-    first.release();
-    try (RandomAccessFile raf = new RandomAccessFile(cfg.stateFile(), "rw")) {
-      raf.seek(13);
-      raf.write(raf.read() ^ 0x55);
-    }
-    PmemStore second = new PmemStore(cfg);
-    assertTrue(second.coldReason(), second.coldReason().contains("corrupt"));
-  }
-
-  @Test
-  public void missingDirectoryFailsNamingThePath() throws Exception {
-    String missing = tmp.getRoot() + "/no-such-dir/cache";
-    try {
-      new PmemStore(PmemCacheConfig.parse("pmem:" + missing, 8 * MIB, conf(2 * MIB)));
-      fail();
-    } catch (IOException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(missing));
-      assertTrue(e.getMessage(), e.getMessage().contains("does not exist"));
-    }
-  }
-
-  @Test
-  public void pathThatIsADirectoryFailsNamingThePath() throws Exception {
-    File dir = tmp.newFolder("d");
-    try {
-      new PmemStore(PmemCacheConfig.parse("pmem:" + dir, 8 * MIB, conf(2 * MIB)));
-      fail();
-    } catch (IOException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(dir.getPath()));
-      assertTrue(e.getMessage(), e.getMessage().contains("not a regular file"));
-    }
-  }
-
-  @Test
-  public void duplicatePathsFailNamingThePath() throws Exception {
-    File dir = tmp.newFolder("d");
-    try {
-      PmemCacheConfig.parse("pmem:" + dir + "/c," + dir + "/../d/c", 8 * MIB, conf(2 * MIB));
-      fail();
-    } catch (IllegalArgumentException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("twice"));
-      assertTrue(e.getMessage(), e.getMessage().contains(dir + "/../d/c"));
-    }
-  }
-
-  @Test
-  public void relativeOrEmptyPathsFailNamingTheSetting() {
-    for (String io : new String[] {"pmem:cache", "pmem:/a/c,", "pmem:"}) {
+      long offset = writeBlock(s);
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      s.checkRead(KEY, offset, len);
       try {
-        PmemCacheConfig.parse(io, 8 * MIB, conf(2 * MIB));
-        fail(io);
-      } catch (IllegalArgumentException e) {
-        assertTrue(e.getMessage(), e.getMessage().contains("hbase.bucketcache.ioengine"));
+        s.checkRead(new BlockCacheKey("hfile", 65536), offset, len);
+        fail();
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage().contains("another key"));
       }
-    }
-  }
-
-  @Test
-  public void capacityBeyondTheFreeSpaceFailsNamingPathAndSetting() throws Exception {
-    File dir = tmp.newFolder("d");
-    long tooMuch = (dir.getUsableSpace() / MIB + 1024) * MIB;
-    try {
-      new PmemStore(PmemCacheConfig.parse("pmem:" + dir + "/c", tooMuch, conf(2 * MIB)));
-      fail();
-    } catch (IOException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(dir + "/c"));
-      assertTrue(e.getMessage(), e.getMessage().contains("hbase.bucketcache.size"));
-    }
-    assertFalse("no cache file is left behind", new File(dir, "c").exists());
-  }
-
-  @Test
-  public void invalidSettingsFailNamingTheKey() {
-    String[][] cases = {
-        {PmemCacheConfig.MAPPING_SIZE_KEY, "3000000"},
-        {PmemCacheConfig.MAPPING_SIZE_KEY, String.valueOf(2L << 30)},
-        {PmemCacheConfig.MAP_SYNC_KEY, "sometimes"},
-        {PmemCacheConfig.STATE_FILE_KEY, "relative/state"}};
-    for (String[] kv : cases) {
-      Configuration c = new Configuration(false);
-      c.set(kv[0], kv[1]);
+      s.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {1})), offset + 3000);
       try {
-        PmemCacheConfig.parse("pmem:/tmp/x", 8 * MIB, c);
-        fail(kv[0] + "=" + kv[1]);
-      } catch (IllegalArgumentException e) {
-        assertTrue(e.getMessage(), e.getMessage().contains(kv[0]));
+        s.checkRecovered(KEY, offset, len);
+        fail();
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage().contains("fails its"));
+      }
+      assertEquals(1, s.stats().getReadsFailed());
+      assertEquals(1, s.stats().getRecoveredBlocksFailed());
+    } finally {
+      s.close();
+    }
+  }
+
+  private String coldReasonAfter(Runnable damage) throws IOException {
+    PmemStore first = open();
+    first.close();
+    damage.run();
+    PmemStore second = open();
+    try {
+      assertEquals("cold", second.stats().getStartMode());
+      return second.stats().getColdReason();
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
+  public void open_startsColdOnZeroedSwappedAndForeignFiles() throws IOException {
+    assertTrue(coldReasonAfter(() -> zero(b)).contains("zeroed"));
+    assertTrue(coldReasonAfter(() -> {
+      File t = new File(tmp.getRoot(), "t");
+      assertTrue(a.renameTo(t) && b.renameTo(a) && t.renameTo(b));
+    }).contains("swapped"));
+    File c = new File(tmp.getRoot(), "c");
+    File d = new File(tmp.getRoot(), "d");
+    try {
+      PmemStore.open(config("pmem:" + c + "," + d, 8 * MIB, null)).close();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+    assertTrue(coldReasonAfter(() -> copy(d, b)).contains("another cache"));
+  }
+
+  @Test
+  public void open_startsColdWhenTheJdkLacksTheCachesChecksum() throws IOException {
+    PmemStore first = open();
+    long epoch = Long.parseUnsignedLong(first.stats().getEpoch(), 16);
+    Layout layout = first.layout();
+    first.close();
+    // As a cache formatted with CRC32C looks to JDK 8: a checksum this JDK cannot compute.
+    for (int i = 0; i < 2; i++) {
+      CacheFileHeader h = new CacheFileHeader(i, 2, 99, epoch, layout.capacity(),
+          layout.mappingSize(), Layout.HEADER_RESERVE, 0);
+      try (RandomAccessFile raf = new RandomAccessFile(i == 0 ? a : b, "rw")) {
+        raf.write(h.encode().array());
       }
     }
-    Configuration c = new Configuration(false);
-    c.set(PmemCacheConfig.ENGINE_KEY, "other");
+    PmemStore second = open();
     try {
-      PmemCacheConfig.moduleSelected(c);
+      assertEquals("cold", second.stats().getStartMode());
+      assertTrue(second.stats().getColdReason(),
+          second.stats().getColdReason().contains("which this JDK lacks"));
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
+  public void open_movesAMapOfOtherFilesAsideUnreadAndStaysWarm() throws IOException {
+    File map = new File(tmp.getRoot(), "map");
+    PmemStore.open(config("pmem:" + a + "," + b, 8 * MIB, map.getPath())).close();
+    byte[] foreign = {'V', '2', 'U', 'F', 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 4,
+        0x32, 2, 9, 9};
+    Files.write(map.toPath(), foreign);
+    PmemStore s = PmemStore.open(config("pmem:" + a + "," + b, 8 * MIB, map.getPath()));
+    try {
+      assertEquals("warm", s.stats().getStartMode());
+      assertFalse(map.exists());
+      assertArrayEquals(foreign, Files.readAllBytes(new File(map + ".discarded").toPath()));
+    } finally {
+      s.close();
+    }
+  }
+
+  @Test
+  public void open_failsWhileAnotherStoreOfThisJvmHoldsTheFiles() throws IOException {
+    PmemStore first = open();
+    try {
+      open().close();
       fail();
-    } catch (IllegalArgumentException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(PmemCacheConfig.ENGINE_KEY));
-    }
-  }
-
-  @Test
-  public void requiredMapSyncFailsOnAPageCacheFilesystemNamingTheKey() throws Exception {
-    Configuration c = conf(2 * MIB);
-    c.set(PmemCacheConfig.MAP_SYNC_KEY, "require");
-    File dir = tmp.newFolder("d");
-    try {
-      new PmemStore(PmemCacheConfig.parse("pmem:" + dir + "/c", 8 * MIB, c));
-      fail("MAP_SYNC granted on " + dir + ": is the test directory on a DAX mount?");
     } catch (IOException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(PmemCacheConfig.MAP_SYNC_KEY));
-      assertTrue(e.getMessage(), e.getMessage().contains(dir + "/c"));
+      assertTrue(e.getMessage(), e.getMessage().contains("this process"));
+      assertTrue(e.getMessage(), e.getMessage().contains(a.getPath()));
+    } finally {
+      first.close();
     }
+    open().close();
   }
 
   @Test
-  public void autoMapSyncFallsBackToThePageCache() throws Exception {
-    PmemStore store = new PmemStore(PmemCacheConfig.parse(twoPaths(), 8 * MIB, conf(2 * MIB)));
-    assertFalse(store.mapSync(0));
-    assertFalse(store.mapSync(1));
+  public void close_releasesTheFilesAndLaterWritesFail() throws Exception {
+    PmemStore s = open();
+    ObjectName bean = new ObjectName("dev.forkset.hbase.pmem:type=PmemCache,path="
+        + ObjectName.quote(a.getPath()));
+    assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(bean));
+    assertTrue(s.holdsLocks());
+    s.close();
+    assertFalse(s.holdsLocks());
+    assertFalse(ManagementFactory.getPlatformMBeanServer().isRegistered(bean));
+    try {
+      writeBlock(s);
+      fail();
+    } catch (IOException expected) {
+      assertTrue(expected.getMessage().contains("shut down"));
+    }
+  }
+
+  private static void zero(File f) {
+    try (RandomAccessFile raf = new RandomAccessFile(f, "rw")) {
+      long n = raf.length();
+      raf.setLength(0);
+      raf.setLength(n);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static void copy(File from, File to) {
+    try {
+      Files.copy(from.toPath(), to.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
   }
 }

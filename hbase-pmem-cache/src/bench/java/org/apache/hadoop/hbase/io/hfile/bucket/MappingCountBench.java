@@ -19,7 +19,6 @@ public final class MappingCountBench {
     BenchFiles.delete(dir);
     dir.mkdirs();
     Configuration conf = new Configuration(false);
-    conf.setBoolean(PmemCacheConfig.CHECK_FREE_SPACE_KEY, false);
     String module = dir + "/module-cache";
     PmemIOEngine m = new PmemIOEngine(PmemCacheConfig.parse("pmem:" + module, CAPACITY, conf));
     System.out.println("RESULT module-pmem " + count(module));

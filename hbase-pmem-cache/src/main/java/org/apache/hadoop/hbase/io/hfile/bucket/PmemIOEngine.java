@@ -4,19 +4,30 @@ import dev.forkset.hbase.pmem.PmemCacheConfig;
 import dev.forkset.hbase.pmem.PmemStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hbase-pmem-cache BucketCache engine for {@code pmem:} values: one or more files on
- * pmem/CXL/DAX mounts, deterministic mappings of at most 1 GiB, zero-copy reads and a persisted
- * cache that is used again only after a clean shutdown (see {@link PmemStore}). It lives in
- * BucketCache's package because {@link BucketEntry#offset()} and
- * {@link BucketEntry#wrapAsCacheable(ByteBuffer[])} are package-private.
+ * The hbase-pmem-cache BucketCache engine for {@code pmem:} values: several files on pmem/CXL/DAX
+ * mounts, few large deterministic mappings, zero-copy reads, and blocks that prove themselves, so
+ * the cache comes back after a clean stop, a kill -9 or a crash (see {@link PmemStore}).
+ *
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>It lives in BucketCache's package because {@link BucketEntry#offset()} and
+ *       {@link BucketEntry#wrapAsCacheable(ByteBuffer[])} are package-private; everything else
+ *       is in {@code dev.forkset.hbase.pmem}.
+ *   <li>As a {@link BlockVerifyingIOEngine} (patch 0056) it gets the key of every block it
+ *       stores and a header in front of it, has its backing map checkpointed by BucketCache's
+ *       persister, and is asked to verify the blocks of a recovered map before they are served.
+ *   <li>Reads share the mapped memory (like stock {@code pmem:}): BucketCache's reference count
+ *       keeps a bucket from being reused while a reader holds its block.
+ * </ol>
  */
-public class PmemIOEngine extends PersistentIOEngine {
+public class PmemIOEngine extends PersistentIOEngine implements BlockVerifyingIOEngine {
   private static final Logger LOG = LoggerFactory.getLogger(PmemIOEngine.class);
 
   private final PmemCacheConfig config;
@@ -25,7 +36,7 @@ public class PmemIOEngine extends PersistentIOEngine {
   public PmemIOEngine(PmemCacheConfig config) throws IOException {
     super(pathNames(config));
     this.config = config;
-    this.store = new PmemStore(config);
+    this.store = PmemStore.open(config);
   }
 
   private static String[] pathNames(PmemCacheConfig config) {
@@ -36,7 +47,7 @@ public class PmemIOEngine extends PersistentIOEngine {
     return names;
   }
 
-  /** The mapped memory. */
+  /** The cache files and their blocks. */
   public PmemStore store() {
     return store;
   }
@@ -52,10 +63,39 @@ public class PmemIOEngine extends PersistentIOEngine {
   }
 
   @Override
+  public int blockHeaderSize() {
+    return store.blockHeaderSize();
+  }
+
+  @Override
+  public void writeBlock(BlockCacheKey key, BucketEntry entry, ByteBuff block,
+      ByteBuffer metadata) throws IOException {
+    store.writeBlock(key, entry.offset(), entry.getLength(), block, metadata);
+  }
+
+  @Override
+  public Cacheable read(BlockCacheKey key, BucketEntry entry, boolean verify)
+      throws IOException {
+    if (verify) {
+      store.checkRead(key, entry.offset(), entry.getLength());
+    }
+    return entry.wrapAsCacheable(store.blockBody(entry.offset(), entry.getLength()));
+  }
+
+  @Override
+  public void verify(BlockCacheKey key, BucketEntry entry) throws IOException {
+    store.checkRecovered(key, entry.offset(), entry.getLength());
+  }
+
+  @Override
+  public void recoveredBlocksVerified() {
+    store.recoveryComplete();
+  }
+
+  /** A read without the key cannot be checked; BucketCache reads with the key. */
+  @Override
   public Cacheable read(BucketEntry be) throws IOException {
-    // Shared memory like stock pmem:: the block refers to the mapping, BucketCache's reference
-    // counting keeps the bucket from being reused while a reader holds it.
-    return be.wrapAsCacheable(store.slices(be.offset(), be.getLength()));
+    return be.wrapAsCacheable(store.blockBody(be.offset(), be.getLength()));
   }
 
   @Override
@@ -75,37 +115,35 @@ public class PmemIOEngine extends PersistentIOEngine {
 
   @Override
   public void shutdown() {
-    try {
-      store.close();
-    } catch (IOException e) {
-      LOG.error("pmem cache: forcing the written ranges at shutdown failed; the next start"
-          + " will be cold", e);
-    }
+    store.close();
   }
 
-  /** The digest stored with BucketCache's persisted map: valid only after a clean shutdown. */
+  /** The digest stored with BucketCache's persisted map: the identity of these files. */
   @Override
   protected byte[] calculateChecksum(String algorithm) {
     try {
-      return store.cleanToken(algorithm);
+      return store.mapDigest(algorithm);
     } catch (IOException e) {
-      LOG.error("pmem cache: cannot record the clean shutdown; the next start will be cold", e);
+      LOG.error("pmem cache: cannot digest the cache identity; the persisted map will not be"
+          + " used at the next start", e);
       return new byte[0];
     }
   }
 
-  /** Accepts the persisted map only when it was written at the last clean shutdown. */
+  /** Accepts a persisted map only when it was written for these files. */
   @Override
   protected void verifyFileIntegrity(byte[] persistentChecksum, String algorithm)
       throws IOException {
     try {
-      store.verify(persistentChecksum, algorithm);
-      LOG.info("pmem cache: persisted map belongs to the last clean shutdown, blocks reused");
+      store.verifyMapDigest(persistentChecksum, algorithm);
     } catch (IOException e) {
       LOG.warn("pmem cache: discarding the persisted bucket cache map, the cache starts empty:"
           + " {}", e.getMessage());
       throw e;
     }
+    store.recoveryStarted();
+    LOG.info("pmem cache: the persisted map belongs to these files; its blocks are verified in"
+        + " the background and on first read until that pass ends");
   }
 
   @Override

@@ -5,29 +5,26 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import dev.forkset.hbase.pmem.PmemCacheConfig;
+import dev.forkset.hbase.pmem.PmemCacheMXBean;
 import java.io.File;
+import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
-import java.util.Arrays;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
-import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
-import org.apache.hadoop.hbase.io.hfile.CacheTestUtils;
-import org.apache.hadoop.hbase.io.hfile.CacheTestUtils.HFileBlockPair;
-import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * A real BucketCache over the module engine: blocks cached before a restart come back byte for
- * byte after a clean shutdown, and nothing comes back after an unclean stop or a bad
- * persistence file.
+ * Restarts of a real BucketCache over the module engine: what comes back, what does not, and
+ * what the engine reports about it.
  */
 public class PmemBucketCacheRestartTest {
   private static final long CAPACITY = 64L << 20;
-  private static final int BLOCK_SIZE = 8 * 1024;
+  private static final int BLOCK = 8 * 1024;
   private static final int BLOCKS = 3000;
   private static final int[] BUCKET_SIZES = {9 * 1024, 17 * 1024, 33 * 1024, 65 * 1024};
 
@@ -43,144 +40,136 @@ public class PmemBucketCacheRestartTest {
     ioEngine = "pmem:" + tmp.newFolder("pmem0") + "/cache," + tmp.newFolder("pmem1") + "/cache";
     persistence = tmp.getRoot() + "/bucket.persistence";
     conf = HBaseConfiguration.create();
-    conf.setLong(PmemCacheConfig.MAPPING_SIZE_KEY, 4L << 20);
-    // cacheBlockWithWait blocks up to this long on a full writer queue instead of dropping.
+    conf.set(PmemCacheConfig.MAPPING_SIZE.name, "4m");
+    conf.set(PmemCacheConfig.LOCK_WAIT.name, "0");
     conf.setLong(BucketCache.QUEUE_ADDITION_WAIT_TIME, 10_000);
+    conf.setLong("hbase.bucketcache.persist.intervalinmillis", 3_600_000);
   }
 
-  private BucketCache open() throws Exception {
-    return new BucketCache(ioEngine, CAPACITY, BLOCK_SIZE, BUCKET_SIZES, 3, 64, persistence,
-        60_000, conf);
+  private BucketCache open() throws IOException {
+    return open(CAPACITY);
   }
 
-  private static void cacheAll(BucketCache cache, HFileBlockPair[] blocks) throws Exception {
-    for (HFileBlockPair b : blocks) {
-      cache.cacheBlockWithWait(b.getBlockName(), b.getBlock(), false, true);
-    }
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (!cache.ramCache.isEmpty() || cache.backingMap.size() < blocks.length) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("blocks not written: " + cache.backingMap.size());
-      }
+  private BucketCache open(long capacity) throws IOException {
+    return new BucketCache(ioEngine, capacity, BLOCK, BUCKET_SIZES, 3, 64, persistence, 60_000,
+        conf);
+  }
+
+  private static PmemCacheMXBean stats(BucketCache cache) {
+    return ((PmemIOEngine) cache.ioEngine).store().stats();
+  }
+
+  private static void awaitVerified(BucketCache cache) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (!cache.getBackingMapValidated().get()) {
+      assertTrue("recovered blocks not verified", System.currentTimeMillis() < deadline);
       Thread.sleep(10);
     }
   }
 
-  private static ByteBuffer bytes(Cacheable c) {
-    ByteBuffer b = ByteBuffer.allocate(c.getSerializedLength());
-    c.serialize(b, true);
-    b.rewind();
-    return b;
-  }
-
-  /** Counts blocks served correctly, missing and wrong. */
-  private static int[] check(BucketCache cache, HFileBlockPair[] blocks) {
-    int[] correctMissingWrong = new int[3];
-    for (HFileBlockPair b : blocks) {
-      Cacheable got = cache.getBlock(b.getBlockName(), false, false, false);
-      if (got == null) {
-        correctMissingWrong[1]++;
-        continue;
-      }
-      try {
-        correctMissingWrong[bytes(got).equals(bytes(b.getBlock())) ? 0 : 2]++;
-      } finally {
-        got.release();
-      }
-    }
-    return correctMissingWrong;
-  }
-
   @Test
-  public void cleanRestartServesEveryCachedBlock() throws Exception {
-    HFileBlockPair[] blocks = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, BLOCKS);
+  public void cleanRestart_servesEveryBlockAfterVerifyingIt() throws Exception {
+    TestBlocks blocks = TestBlocks.make(1, BLOCKS, BLOCK);
     BucketCache first = open();
     assertTrue(first.ioEngine instanceof PmemIOEngine);
-    cacheAll(first, blocks);
-    assertEquals(Arrays.toString(new int[] {BLOCKS, 0, 0}),
-        Arrays.toString(check(first, blocks)));
+    assertEquals("cold", stats(first).getStartMode());
+    blocks.cacheAll(first);
     first.shutdown();
 
     BucketCache second = open();
     try {
-      assertEquals("correct, missing, wrong after a clean restart",
-          Arrays.toString(new int[] {BLOCKS, 0, 0}), Arrays.toString(check(second, blocks)));
+      PmemCacheMXBean s = stats(second);
+      assertEquals("warm", s.getStartMode());
+      assertEquals("clean", s.getPreviousStop());
+      TestBlocks.Tally t = blocks.check(second);
+      assertEquals(t.toString(), BLOCKS, t.correct);
+      awaitVerified(second);
+      assertTrue(s.isRecoveryComplete());
+      assertEquals("the background pass checks every recovered block", BLOCKS,
+          s.getRecoveredBlocksChecked());
+      assertEquals(0, s.getRecoveredBlocksFailed() + s.getReadsFailed());
     } finally {
       second.shutdown();
     }
   }
 
   @Test
-  public void uncleanStopDiscardsTheStalePersistedMap() throws Exception {
-    HFileBlockPair[] old = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, BLOCKS);
+  public void cleanStopWithAnEmptyCache_restarts() throws Exception {
     BucketCache first = open();
-    cacheAll(first, old);
     first.shutdown();
-
-    // The second run evicts the old blocks, reuses their space, and is killed: its map is
-    // never persisted, so the persistence file on disk is the first run's.
     BucketCache second = open();
-    assertEquals(BLOCKS, second.backingMap.size());
-    for (HFileBlockPair b : old) {
-      second.evictBlock(b.getBlockName());
+    try {
+      assertEquals(0, second.backingMap.size());
+      TestBlocks blocks = TestBlocks.make(2, 10, BLOCK);
+      blocks.cacheAll(second);
+      assertEquals(10, blocks.check(second).correct);
+    } finally {
+      second.shutdown();
     }
-    HFileBlockPair[] fresh = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, BLOCKS);
-    cacheAll(second, fresh);
-    second.ioEngine.sync();
+  }
 
+  /**
+   * The fault of a stale map: the map of an earlier stop comes back over blocks whose space was
+   * reused since. Stock pmem: serves other blocks' bytes; the module evicts every such block.
+   */
+  private TestBlocks.Tally staleMap() throws Exception {
+    TestBlocks old = TestBlocks.make(3, BLOCKS, BLOCK);
+    BucketCache first = open();
+    old.cacheAll(first);
+    first.shutdown();
+    File saved = tmp.newFile();
+    Files.copy(new File(persistence).toPath(), saved.toPath(),
+        StandardCopyOption.REPLACE_EXISTING);
+    BucketCache second = open();
+    for (int i = 0; i < BLOCKS; i++) {
+      second.evictBlock(old.keys[i]);
+    }
+    TestBlocks.make(4, BLOCKS, BLOCK).cacheAll(second);
+    second.shutdown();
+    Files.copy(saved.toPath(), new File(persistence).toPath(),
+        StandardCopyOption.REPLACE_EXISTING);
     BucketCache third = open();
     try {
-      int[] oldResult = check(third, old);
-      assertEquals("no block of the stale map may be served", 0, oldResult[0] + oldResult[2]);
-      assertEquals(0, third.backingMap.size());
+      return old.check(third);
     } finally {
       third.shutdown();
-      second.shutdown();
     }
   }
 
-  /** Same scenario on HBase's own pmem: engine: the stale map is served (the fault). */
   @Test
-  public void stockPmemServesAStaleMapAfterAnUncleanStop() throws Exception {
-    conf.set(PmemCacheConfig.ENGINE_KEY, "stock");
+  public void staleMap_servesNoWrongByteWhereStockPmemDoes() throws Exception {
+    TestBlocks.Tally module = staleMap();
+    conf.set(PmemCacheConfig.ENGINE.name, "stock");
     ioEngine = "pmem:" + tmp.newFolder("stock") + "/cache";
-    int[] stock = staleMapScenario();
-    conf.set(PmemCacheConfig.ENGINE_KEY, "module");
-    ioEngine = "pmem:" + tmp.newFolder("m0") + "/cache," + tmp.newFolder("m1") + "/cache";
-    persistence = tmp.getRoot() + "/module.persistence";
-    int[] module = staleMapScenario();
-    System.out.println("stale map after an unclean stop, old blocks correct/missing/wrong: stock "
-        + Arrays.toString(stock) + ", module " + Arrays.toString(module));
-    assertTrue("stock serves wrong bytes " + Arrays.toString(stock), stock[2] > 0);
-    assertEquals(0, module[0] + module[2]);
+    persistence = tmp.getRoot() + "/stock.persistence";
+    TestBlocks.Tally stock = staleMap();
+    System.out.println("stale map after a restart, old blocks: module " + module + ", stock "
+        + stock);
+    assertEquals(module.toString(), 0, module.wrong);
+    assertTrue("stock served no wrong byte: " + stock, stock.wrong > 0);
   }
 
-  private int[] staleMapScenario() throws Exception {
-    HFileBlockPair[] old = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, BLOCKS);
+  @Test
+  public void changedCapacity_startsColdAndMovesTheMapAside() throws Exception {
     BucketCache first = open();
-    cacheAll(first, old);
+    TestBlocks.make(5, 200, BLOCK).cacheAll(first);
     first.shutdown();
-    BucketCache second = open();
-    for (HFileBlockPair b : old) {
-      second.evictBlock(b.getBlockName());
-    }
-    cacheAll(second, CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, BLOCKS));
-    second.ioEngine.sync();
-    // second is "killed": never shut down, its map never persisted.
-    BucketCache third = open();
+    BucketCache second = open(CAPACITY + (4L << 20));
     try {
-      return check(third, old);
+      assertEquals(0, second.backingMap.size());
+      assertEquals("cold", stats(second).getStartMode());
+      assertTrue(stats(second).getColdReason(), stats(second).getColdReason().contains("layout"));
+      assertTrue(new File(persistence + ".discarded").exists());
     } finally {
-      third.shutdown();
       second.shutdown();
     }
   }
 
   @Test
-  public void truncatedPersistenceFileStartsCold() throws Exception {
-    HFileBlockPair[] blocks = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, 200);
+  public void truncatedPersistenceFile_startsWithAnEmptyMap() throws Exception {
+    TestBlocks blocks = TestBlocks.make(6, 200, BLOCK);
     BucketCache first = open();
-    cacheAll(first, blocks);
+    blocks.cacheAll(first);
     first.shutdown();
     try (RandomAccessFile raf = new RandomAccessFile(persistence, "rw")) {
       raf.setLength(raf.length() / 2);
@@ -188,31 +177,17 @@ public class PmemBucketCacheRestartTest {
     BucketCache second = open();
     try {
       assertEquals(0, second.backingMap.size());
-      int[] r = check(second, blocks);
-      assertEquals(0, r[0] + r[2]);
+      assertEquals(0, second.blocksByHFile.size());
+      TestBlocks.Tally t = blocks.check(second);
+      assertEquals(0, t.correct + t.wrong);
     } finally {
       second.shutdown();
     }
   }
 
   @Test
-  public void changedCapacityStartsCold() throws Exception {
-    HFileBlockPair[] blocks = CacheTestUtils.generateHFileBlocks(BLOCK_SIZE, 200);
-    BucketCache first = open();
-    cacheAll(first, blocks);
-    first.shutdown();
-    BucketCache second = new BucketCache(ioEngine, CAPACITY + (4L << 20), BLOCK_SIZE,
-        BUCKET_SIZES, 3, 64, persistence, 60_000, conf);
-    try {
-      assertEquals(0, second.backingMap.size());
-    } finally {
-      second.shutdown();
-    }
-  }
-
-  @Test
-  public void stockSettingSelectsHBasesOwnPmemEngine() throws Exception {
-    conf.set(PmemCacheConfig.ENGINE_KEY, "stock");
+  public void stockSetting_selectsHBasesOwnPmemEngine() throws Exception {
+    conf.set(PmemCacheConfig.ENGINE.name, "stock");
     ioEngine = "pmem:" + tmp.newFolder("stock") + "/cache";
     BucketCache cache = open();
     try {
@@ -223,14 +198,28 @@ public class PmemBucketCacheRestartTest {
   }
 
   @Test
-  public void badPathFailsTheCacheAtStart() throws Exception {
+  public void badPath_failsTheCacheAtStart() throws Exception {
     ioEngine = "pmem:" + tmp.getRoot() + "/missing/cache";
     try {
       open();
       throw new AssertionError("cache started on a missing directory");
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       assertTrue(e.getMessage(), e.getMessage().contains(tmp.getRoot() + "/missing/cache"));
     }
     assertNull(new File(tmp.getRoot(), "missing").list());
+  }
+
+  @Test
+  public void secondCacheInTheSameJvm_failsNamingThisProcess() throws Exception {
+    BucketCache first = open();
+    try {
+      open();
+      throw new AssertionError("a second cache opened the same files");
+    } catch (IOException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("this process"));
+    } finally {
+      first.shutdown();
+    }
+    open().shutdown();
   }
 }

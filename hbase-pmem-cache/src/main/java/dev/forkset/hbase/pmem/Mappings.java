@@ -1,0 +1,307 @@
+package dev.forkset.hbase.pmem;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.List;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cache's memory: one mapping per {@link Layout} segment, writes into them, zero-copy views
+ * of them, and forcing what was written to the device.
+ *
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>Segments are mapped from one thread in segment order, so logical offset x is always the
+ *       same byte of the same file whatever the processor count (the fault patch 0051 fixes in
+ *       HBase's own engine). Mapping writes nothing.
+ *   <li>MAP_SYNC ({@code jdk.nio.mapmode.ExtendedMapMode.READ_WRITE_SYNC}, JDK 14+) is looked up
+ *       by reflection, so the class stays Java 8 bytecode. It is tried on the first segment of
+ *       each path; a DAX filesystem grants it (stores then reach the device and a force is a
+ *       cache-line flush), anything else refuses it and the path is mapped through the page
+ *       cache with one warning (or start fails with map.sync=require).
+ *   <li>Each segment keeps the lowest and highest byte written since its last force. A force
+ *       takes that range and clears it; if the force fails, the range is merged back before the
+ *       IOException is thrown, so a later sync forces it again and nothing reports written
+ *       data as durable when it is not. Forces of one segment are serialized: a sync returns only
+ *       when every range dirty at its start has been forced, by it or by a concurrent sync.
+ *   <li>A force that fails inside the JDK may surface as an unchecked exception (JDK 13+
+ *       {@code UncheckedIOException}) or as an undeclared IOException (JDK 8); both become an
+ *       IOException here, the type BucketCache's I/O-error handling expects.
+ *   <li>{@link #release()} drops the mappings: later calls fail with an IOException. The memory
+ *       is unmapped by the garbage collector once no block handed to a reader still refers to
+ *       it; unmapping it explicitly could crash the JVM under a reader that still holds a slice.
+ * </ol>
+ */
+final class Mappings {
+  private static final Logger LOG = LoggerFactory.getLogger(Mappings.class);
+
+  /** Forces a range of a mapping; replaced in tests to inject device errors. */
+  interface Forcer {
+    void force(MappedByteBuffer segment, int index, int length) throws IOException;
+  }
+
+  /** JDK 14+ MAP_SYNC map mode, or null. */
+  private static final FileChannel.MapMode READ_WRITE_SYNC = findSyncMode();
+
+  /** JDK 13+ MappedByteBuffer.force(int, int), or null. */
+  private static final Method FORCE_RANGE = findForceRange();
+
+  static final Forcer JDK_FORCE = Mappings::jdkForce;
+
+  private final Layout layout;
+  private final boolean[] mapSync;
+  private volatile MappedByteBuffer[] segments;
+  private final long[] dirtyLow;
+  private final long[] dirtyHigh;
+  private final Object[] forceLocks;
+  private volatile Forcer forcer = JDK_FORCE;
+
+  /**
+   * Maps every segment.
+   * @throws IOException naming the path when a mapping fails or MAP_SYNC is required and refused
+   */
+  Mappings(Layout layout, FileChannel[] channels, List<File> paths,
+      PmemCacheConfig.MapSync mode) throws IOException {
+    this.layout = layout;
+    int n = layout.segmentCount();
+    this.mapSync = new boolean[layout.pathCount()];
+    MappedByteBuffer[] segs = new MappedByteBuffer[n];
+    this.dirtyLow = new long[n];
+    this.dirtyHigh = new long[n];
+    this.forceLocks = new Object[n];
+    for (int s = 0; s < n; s++) {
+      int path = layout.fileOf(s);
+      segs[s] = map(channels[path], paths.get(path), s < layout.pathCount(), path, mode,
+          layout.fileOffset(s), layout.segmentLength(s));
+      dirtyLow[s] = Long.MAX_VALUE;
+      dirtyHigh[s] = -1;
+      forceLocks[s] = new Object();
+    }
+    this.segments = segs;
+  }
+
+  private MappedByteBuffer map(FileChannel ch, File f, boolean firstOnPath, int path,
+      PmemCacheConfig.MapSync mode, long offset, long length) throws IOException {
+    if (firstOnPath && mode != PmemCacheConfig.MapSync.OFF) {
+      String why;
+      if (READ_WRITE_SYNC == null) {
+        why = "this JDK has no MAP_SYNC (needs JDK 14+)";
+      } else {
+        try {
+          MappedByteBuffer b = ch.map(READ_WRITE_SYNC, offset, length);
+          mapSync[path] = true;
+          return b;
+        } catch (IOException | UnsupportedOperationException e) {
+          why = "MAP_SYNC refused: " + e.getMessage();
+        }
+      }
+      if (mode == PmemCacheConfig.MapSync.REQUIRE) {
+        throw new IOException("pmem cache path " + f + " cannot be mapped with MAP_SYNC (" + why
+            + ") but " + PmemCacheConfig.MAP_SYNC.name + "=require; mount the filesystem with"
+            + " -o dax on a pmem/CXL device or set " + PmemCacheConfig.MAP_SYNC.name + "=auto");
+      }
+      LOG.warn("pmem cache path {} is not on a DAX filesystem ({}): the file is backed by the"
+          + " page cache, so it takes DRAM and its contents survive a process crash but not a"
+          + " power loss. Mount the pmem/CXL device with -o dax to map it directly.", f, why);
+    }
+    try {
+      return ch.map(mapSync[path] ? READ_WRITE_SYNC : FileChannel.MapMode.READ_WRITE, offset,
+          length);
+    } catch (IOException e) {
+      throw new IOException("pmem cache path " + f + ": mapping " + length + " bytes at "
+          + offset + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  int count() {
+    return layout.segmentCount();
+  }
+
+  boolean mapSync(int path) {
+    return mapSync[path];
+  }
+
+  String mapSyncSummary() {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < mapSync.length; i++) {
+      sb.append(i == 0 ? "" : ",").append(mapSync[i] ? "on" : "off");
+    }
+    return sb.toString();
+  }
+
+  void forcer(Forcer f) {
+    this.forcer = f;
+  }
+
+  private MappedByteBuffer[] live() throws IOException {
+    MappedByteBuffer[] segs = segments;
+    if (segs == null) {
+      throw new IOException("the pmem cache is shut down");
+    }
+    return segs;
+  }
+
+  /** Copies the remaining bytes of {@code src} to logical offset {@code offset}. */
+  void write(long offset, ByteBuff src) throws IOException {
+    MappedByteBuffer[] segs = live();
+    int len = src.remaining();
+    checkRange(offset, len);
+    long pos = offset;
+    int left = len;
+    while (left > 0) {
+      int s = layout.segmentOf(pos);
+      int in = layout.offsetInSegment(pos);
+      MappedByteBuffer seg = segs[s];
+      int n = Math.min(left, seg.capacity() - in);
+      ByteBuffer dst = seg.duplicate();
+      dst.limit(in + n);
+      dst.position(in);
+      int from = src.position();
+      src.get(dst, from, n);
+      src.position(from + n);
+      markDirty(s, in, in + n);
+      pos += n;
+      left -= n;
+    }
+  }
+
+  /** Copies the remaining bytes of {@code src} to logical offset {@code offset}. */
+  void write(long offset, ByteBuffer src) throws IOException {
+    write(offset, ByteBuff.wrap(src.slice()));
+    src.position(src.limit());
+  }
+
+  /** Views of {@code len} bytes at {@code offset}: shared memory, nothing copied. */
+  ByteBuffer[] slices(long offset, int len) throws IOException {
+    MappedByteBuffer[] segs = live();
+    checkRange(offset, len);
+    int first = layout.segmentOf(offset);
+    int last = len == 0 ? first : layout.segmentOf(offset + len - 1);
+    ByteBuffer[] out = new ByteBuffer[last - first + 1];
+    long pos = offset;
+    int left = len;
+    for (int i = 0; i < out.length; i++) {
+      int in = layout.offsetInSegment(pos);
+      MappedByteBuffer seg = segs[first + i];
+      int n = Math.min(left, seg.capacity() - in);
+      ByteBuffer b = seg.duplicate();
+      b.limit(in + n);
+      b.position(in);
+      out[i] = b.slice();
+      pos += n;
+      left -= n;
+    }
+    return out;
+  }
+
+  /** Copies {@code len} bytes at {@code offset} into a new heap buffer. */
+  ByteBuffer copy(long offset, int len) throws IOException {
+    ByteBuffer out = ByteBuffer.allocate(len);
+    for (ByteBuffer b : slices(offset, len)) {
+      out.put(b);
+    }
+    out.flip();
+    return out;
+  }
+
+  private void checkRange(long offset, int len) {
+    if (offset < 0 || len < 0 || offset + len > layout.capacity()) {
+      throw new IllegalArgumentException("pmem cache access [" + offset + ", " + (offset + len)
+          + ") outside the capacity " + layout.capacity());
+    }
+  }
+
+  private void markDirty(int s, long from, long to) {
+    synchronized (dirtyLow) {
+      if (from < dirtyLow[s]) {
+        dirtyLow[s] = from;
+      }
+      if (to > dirtyHigh[s]) {
+        dirtyHigh[s] = to;
+      }
+    }
+  }
+
+  /**
+   * Forces every range written before this call to the device.
+   * @throws IOException when a force fails; the range stays dirty for the next call
+   */
+  void sync() throws IOException {
+    MappedByteBuffer[] segs = live();
+    for (int s = 0; s < segs.length; s++) {
+      synchronized (forceLocks[s]) {
+        long low;
+        long high;
+        synchronized (dirtyLow) {
+          low = dirtyLow[s];
+          high = dirtyHigh[s];
+          if (high < 0) {
+            continue;
+          }
+          dirtyLow[s] = Long.MAX_VALUE;
+          dirtyHigh[s] = -1;
+        }
+        MappedByteBuffer seg = segs[s];
+        int from = (int) (low / Layout.PAGE * Layout.PAGE);
+        int to = (int) Math.min(seg.capacity(), (high + Layout.PAGE - 1) / Layout.PAGE
+            * Layout.PAGE);
+        try {
+          forcer.force(seg, from, to - from);
+        } catch (IOException | RuntimeException | InternalError e) {
+          // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
+          markDirty(s, low, high);
+          throw e instanceof IOException ? (IOException) e
+              : new IOException("forcing the pmem cache's written range failed", e);
+        }
+      }
+    }
+  }
+
+  /** Drops the mappings; the garbage collector unmaps them once no reader holds a slice. */
+  void release() {
+    segments = null;
+  }
+
+  private static void jdkForce(MappedByteBuffer seg, int index, int length) throws IOException {
+    try {
+      if (FORCE_RANGE != null) {
+        FORCE_RANGE.invoke(seg, index, length);
+      } else {
+        seg.force();
+      }
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      Throwable c = e.getCause();
+      throw c instanceof IOException ? (IOException) c
+          : new IOException("force of a pmem cache mapping failed: " + c, c);
+    } catch (IllegalAccessException e) {
+      throw new IOException("force of a pmem cache mapping failed", e);
+    } catch (Exception e) {
+      // JDK 8 throws an undeclared IOException from force(); JDK 13+ an UncheckedIOException.
+      throw e instanceof IOException ? (IOException) e
+          : new IOException("force of a pmem cache mapping failed: " + e, e);
+    }
+  }
+
+  private static FileChannel.MapMode findSyncMode() {
+    try {
+      Class<?> c = Class.forName("jdk.nio.mapmode.ExtendedMapMode");
+      return (FileChannel.MapMode) c.getField("READ_WRITE_SYNC").get(null);
+    } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static Method findForceRange() {
+    try {
+      return MappedByteBuffer.class.getMethod("force", int.class, int.class);
+    } catch (NoSuchMethodException | RuntimeException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package dev.forkset.hbase.pmem;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.junit.After;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+public class MappingsTest {
+  private static final long MIB = 1L << 20;
+
+  @Rule
+  public TemporaryFolder tmp = new TemporaryFolder();
+
+  private final List<FileChannel> open = new ArrayList<>();
+
+  @After
+  public void closeChannels() throws IOException {
+    for (FileChannel ch : open) {
+      ch.close();
+    }
+  }
+
+  private Mappings map(Layout layout, List<File> paths) throws IOException {
+    FileChannel[] channels = new FileChannel[paths.size()];
+    for (int i = 0; i < channels.length; i++) {
+      channels[i] = FileChannel.open(paths.get(i).toPath(), StandardOpenOption.CREATE,
+          StandardOpenOption.READ, StandardOpenOption.WRITE);
+      channels[i].truncate(0);
+      try (RandomAccessFile raf = new RandomAccessFile(paths.get(i), "rw")) {
+        raf.setLength(layout.fileLength(i));
+      }
+      open.add(channels[i]);
+    }
+    return new Mappings(layout, channels, paths, PmemCacheConfig.MapSync.AUTO);
+  }
+
+  private List<File> twoFiles() throws IOException {
+    return Arrays.asList(new File(tmp.newFolder("p0"), "cache"),
+        new File(tmp.newFolder("p1"), "cache"));
+  }
+
+  @Test
+  public void write_landsAtTheLayoutsFileOffsets() throws Exception {
+    List<File> files = twoFiles();
+    Layout layout = new Layout(2, 10 * MIB, 2 * MIB);
+    Mappings m = map(layout, files);
+    for (int s = 0; s < layout.segmentCount(); s++) {
+      ByteBuffer b = ByteBuffer.allocate(8);
+      b.putLong(0, 1000 + s);
+      m.write(s * 2 * MIB, b);
+    }
+    m.sync();
+    for (int s = 0; s < layout.segmentCount(); s++) {
+      try (RandomAccessFile raf = new RandomAccessFile(files.get(layout.fileOf(s)), "r")) {
+        raf.seek(layout.fileOffset(s));
+        assertEquals("segment " + s, 1000 + s, raf.readLong());
+      }
+    }
+  }
+
+  @Test
+  public void slices_ofABlockAcrossAMappingBoundaryShareTheMemory() throws Exception {
+    Mappings m = map(new Layout(2, 8 * MIB, 2 * MIB), twoFiles());
+    byte[] data = new byte[10_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i * 31 + 7);
+    }
+    long offset = 2 * MIB - 3000;
+    m.write(offset, ByteBuff.wrap(ByteBuffer.wrap(data)));
+    ByteBuffer[] slices = m.slices(offset, data.length);
+    assertEquals(2, slices.length);
+    assertEquals(3000, slices[0].remaining());
+    byte[] back = new byte[data.length];
+    slices[0].get(back, 0, 3000);
+    slices[1].get(back, 3000, data.length - 3000);
+    assertArrayEquals(data, back);
+    m.write(offset, ByteBuffer.wrap(new byte[] {42}));
+    assertEquals("zero copy: a later write shows through", 42, slices[0].get(0));
+  }
+
+  @Test
+  public void sync_keepsTheDirtyRangeWhenAForceFailsAndReportsAnIOException() throws Exception {
+    Mappings m = map(new Layout(1, 8 * MIB, 2 * MIB), twoFiles().subList(0, 1));
+    List<int[]> forced = new ArrayList<>();
+    boolean[] fail = {true};
+    m.forcer((seg, index, length) -> {
+      if (fail[0]) {
+        // What MappedByteBuffer.force(int, int) throws on JDK 13+ when msync fails.
+        throw new UncheckedIOException(new IOException("EIO"));
+      }
+      forced.add(new int[] {index, length});
+    });
+    m.write(3 * MIB + 100, ByteBuffer.wrap(new byte[5000]));
+    try {
+      m.sync();
+      fail("a failed force was reported as success");
+    } catch (IOException expected) {
+      assertTrue(expected.getMessage(), expected.getCause() instanceof UncheckedIOException);
+    }
+    fail[0] = false;
+    m.sync();
+    assertEquals("the range of the failed force is forced by the next sync", 1, forced.size());
+    assertEquals(MIB, forced.get(0)[0]);
+    assertEquals(8192, forced.get(0)[1]);
+    m.sync();
+    assertEquals("nothing is dirty after a successful force", 1, forced.size());
+  }
+
+  @Test
+  public void sync_waitsForAConcurrentForceOfTheSameSegment() throws Exception {
+    Mappings m = map(new Layout(1, 8 * MIB, 8 * MIB), twoFiles().subList(0, 1));
+    java.util.concurrent.CountDownLatch inForce = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    m.forcer((seg, index, length) -> {
+      inForce.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        throw new IOException(e);
+      }
+    });
+    m.write(0, ByteBuffer.wrap(new byte[10]));
+    Thread first = new Thread(() -> {
+      try {
+        m.sync();
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    first.start();
+    inForce.await();
+    boolean[] secondDone = {false};
+    Thread second = new Thread(() -> {
+      try {
+        m.sync();
+        secondDone[0] = true;
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    second.start();
+    second.join(300);
+    assertFalse("a sync returned while the range it must cover was still being forced",
+        secondDone[0]);
+    release.countDown();
+    first.join(10_000);
+    second.join(10_000);
+    assertTrue(secondDone[0]);
+  }
+
+  @Test
+  public void release_makesLaterAccessAnIOException() throws Exception {
+    Mappings m = map(new Layout(1, 8 * MIB, 2 * MIB), twoFiles().subList(0, 1));
+    m.release();
+    try {
+      m.write(0, ByteBuffer.wrap(new byte[1]));
+      fail();
+    } catch (IOException expected) {
+      assertTrue(expected.getMessage().contains("shut down"));
+    }
+    try {
+      m.slices(0, 1);
+      fail();
+    } catch (IOException expected) {
+      assertTrue(expected.getMessage().contains("shut down"));
+    }
+  }
+
+  @Test
+  public void requiredMapSync_failsOnAPageCacheFilesystemNamingTheKeyAndPath() throws Exception {
+    File f = new File(tmp.newFolder("d"), "c");
+    Layout layout = new Layout(1, 8 * MIB, 2 * MIB);
+    try (FileChannel ch = FileChannel.open(f.toPath(), StandardOpenOption.CREATE,
+        StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ch.truncate(layout.fileLength(0));
+      new Mappings(layout, new FileChannel[] {ch}, Arrays.asList(f),
+          PmemCacheConfig.MapSync.REQUIRE);
+      fail("MAP_SYNC granted on " + f + ": is the test directory on a DAX mount?");
+    } catch (IOException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains(PmemCacheConfig.MAP_SYNC.name));
+      assertTrue(e.getMessage(), e.getMessage().contains(f.getPath()));
+    }
+  }
+}

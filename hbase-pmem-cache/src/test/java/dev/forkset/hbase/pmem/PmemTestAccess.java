@@ -1,0 +1,25 @@
+package dev.forkset.hbase.pmem;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+
+/** Lets tests in BucketCache's package inject device errors into a store. */
+public final class PmemTestAccess {
+  private PmemTestAccess() {}
+
+  /** Forces a range of a mapping; see {@link Mappings.Forcer}. */
+  public interface Forcer {
+    void force(MappedByteBuffer segment, int index, int length) throws IOException;
+  }
+
+  public static void forcer(PmemStore store, Forcer forcer) {
+    store.forcer(forcer::force);
+  }
+
+  /** {file index, position in that file} of a logical cache offset. */
+  public static long[] filePosition(PmemStore store, long offset) {
+    Layout l = store.layout();
+    int s = l.segmentOf(offset);
+    return new long[] {l.fileOf(s), l.fileOffset(s) + l.offsetInSegment(offset)};
+  }
+}

@@ -1,0 +1,158 @@
+package org.apache.hadoop.hbase.io.hfile.bucket;
+
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+
+/**
+ * A JVM that runs a BucketCache over the pmem engine, as a RegionServer would, for tests that
+ * kill it, run a second one beside it or fill its filesystem. Talks through stdout lines.
+ *
+ * <pre>
+ * CacheProcess warm   ioengine persistence capacity seed count blockSize tailSeed tailCount [k=v]...
+ *   caches count blocks, prints ENTRY i offset length for each and CACHED, then caches tailCount
+ *   more blocks slowly and prints CHECKPOINT n whenever the persistence file is replaced; runs
+ *   until killed.
+ * CacheProcess open   ioengine persistence capacity [k=v]...
+ *   prints STARTED (then, with -Dcacheprocess.shutdown=true, stops the cache and prints
+ *   STOPPED), or FAILED message and exits 1; then exits 0.
+ * CacheProcess fill   ioengine persistence capacity goFile [k=v]...
+ *   prints OPEN, waits for goFile, writes every byte of the cache, syncs, prints WROTE.
+ * </pre>
+ */
+public final class CacheProcess {
+  private CacheProcess() {}
+
+  static final int[] BUCKET_SIZES = {9 * 1024, 17 * 1024, 33 * 1024, 65 * 1024};
+
+  private static Configuration conf(String[] args, int firstKv) {
+    Configuration conf = HBaseConfiguration.create();
+    conf.setLong(BucketCache.QUEUE_ADDITION_WAIT_TIME, 10_000);
+    for (int i = firstKv; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      conf.set(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
+    return conf;
+  }
+
+  private static BucketCache open(String io, String persistence, long capacity, int blockSize,
+      Configuration conf) throws Exception {
+    return new BucketCache(io, capacity, blockSize, BUCKET_SIZES, 3, 64,
+        persistence.equals("-") ? null : persistence, 60_000, conf);
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.out.println("PID " + ManagementFactory.getRuntimeMXBean().getName());
+    String mode = args[0];
+    String io = args[1];
+    String persistence = args[2];
+    long capacity = Long.parseLong(args[3]);
+    if (mode.equals("open")) {
+      try {
+        BucketCache cache = open(io, persistence, capacity, 8192, conf(args, 4));
+        System.out.println("STARTED");
+        System.out.flush();
+        if (Boolean.getBoolean("cacheprocess.shutdown")) {
+          cache.shutdown();
+          System.out.println("STOPPED");
+        }
+      } catch (Exception e) {
+        System.out.println("FAILED " + e.getMessage());
+        System.out.flush();
+        System.exit(1);
+      }
+      System.out.flush();
+      System.exit(0);
+    } else if (mode.equals("fill")) {
+      File go = new File(args[4]);
+      BucketCache cache = open(io, persistence, capacity, 8192, conf(args, 5));
+      System.out.println("OPEN");
+      while (!go.exists()) {
+        Thread.sleep(10);
+      }
+      ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+      try {
+        for (long off = 0; off < capacity; off += chunk.capacity()) {
+          ByteBuffer b = chunk.duplicate();
+          b.limit((int) Math.min(b.capacity(), capacity - off));
+          cache.ioEngine.write(b, off);
+        }
+        cache.ioEngine.sync();
+      } catch (Throwable t) {
+        // A SIGBUS inside a copy into the mapping surfaces as an InternalError.
+        System.out.println("FAULT " + t);
+        System.out.flush();
+        System.exit(3);
+      }
+      System.out.println("WROTE");
+      System.out.flush();
+      System.exit(0);
+    } else if (mode.equals("warm")) {
+      long seed = Long.parseLong(args[4]);
+      int count = Integer.parseInt(args[5]);
+      int blockSize = Integer.parseInt(args[6]);
+      long tailSeed = Long.parseLong(args[7]);
+      int tailCount = Integer.parseInt(args[8]);
+      BucketCache cache = open(io, persistence, capacity, blockSize, conf(args, 9));
+      TestBlocks blocks = TestBlocks.make(seed, count, blockSize);
+      blocks.cacheAll(cache);
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < count; i++) {
+        BucketEntry e = cache.backingMap.get(blocks.keys[i]);
+        sb.append("ENTRY ").append(i).append(' ').append(e.offset()).append(' ')
+            .append(e.getLength()).append('\n');
+      }
+      System.out.print(sb);
+      System.out.println("CACHED");
+      System.out.flush();
+      watchCheckpoints(new File(persistence));
+      TestBlocks tail = TestBlocks.make(tailSeed, tailCount, blockSize);
+      for (int i = 0; i < tailCount; i++) {
+        tail.cache(cache, i, i + 1);
+        Thread.sleep(2);
+      }
+      System.out.println("TAIL");
+      System.out.flush();
+      Thread.sleep(Long.MAX_VALUE);
+    } else {
+      throw new IllegalArgumentException(mode);
+    }
+  }
+
+  private static void watchCheckpoints(File persistence) {
+    Thread t = new Thread(() -> {
+      long last = persistence.lastModified();
+      Object lastKey = key(persistence);
+      int n = 0;
+      while (true) {
+        Object k = key(persistence);
+        long m = persistence.lastModified();
+        if (k != null && (!k.equals(lastKey) || m != last)) {
+          lastKey = k;
+          last = m;
+          System.out.println("CHECKPOINT " + (++n));
+          System.out.flush();
+        }
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "checkpoint-watch");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** The inode of the file: a new checkpoint is a new file renamed over the old one. */
+  private static Object key(File f) {
+    try {
+      return java.nio.file.Files.readAttributes(f.toPath(),
+          java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+    } catch (java.io.IOException e) {
+      return null;
+    }
+  }
+}
