@@ -33,7 +33,8 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
     File upstream = resolveUpstream("", "jar");
     List<String> units;
     try {
-      units = java.nio.file.Files.readAllLines(stateDirectory.toPath().resolve("units.txt"));
+      units = java.nio.file.Files.readAllLines(stateDirectory.toPath().resolve("units.txt"),
+          java.nio.charset.StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot read the patched units of " + stateDirectory, e);
     }

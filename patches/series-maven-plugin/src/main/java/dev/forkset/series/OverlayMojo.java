@@ -87,8 +87,8 @@ public class OverlayMojo extends AbstractSeriesMojo {
 
   protected State readState() throws IOException {
     State s = new State();
-    s.units = Files.readAllLines(stateDirectory.toPath().resolve("units.txt"));
-    s.applied = Files.readAllLines(stateDirectory.toPath().resolve("applied.txt"));
+    s.units = Files.readAllLines(stateDirectory.toPath().resolve("units.txt"), StandardCharsets.UTF_8);
+    s.applied = Files.readAllLines(stateDirectory.toPath().resolve("applied.txt"), StandardCharsets.UTF_8);
     return s;
   }
 
