@@ -2,35 +2,40 @@ package dev.forkset.series;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Enumeration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.jar.Attributes;
-import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.project.MavenProjectHelper;
 
 /**
- * Builds the custom server jar: a copy of the upstream jar in which every class of a patched
- * compilation unit (including its nested and anonymous classes, and multi-release copies) is
- * replaced by the recompiled one. The manifest lists the applied patches. The jar becomes the
- * module's artifact and is copied to the distribution folder.
+ * Builds the custom server jar and what an operator receives with it. The jar is a copy of the
+ * upstream jar in which every class of a patched compilation unit (with its nested and anonymous
+ * classes and multi-release copies) is replaced by the recompiled one ({@link OverlayJar}), after
+ * checking that each keeps the upstream class's bytecode level ({@link BytecodeLevel}). The
+ * manifest names the upstream artifact, the applied patches and the series digest.
+ *
+ * <p>The jar becomes the module's artifact; beside it go {@code <jar>.cdx.json}, the CycloneDX
+ * SBOM ({@link Sbom}, also attached with classifier {@code cyclonedx}), and
+ * {@code <jar>.replaced-classes.txt}. All three, plus {@code <jar>.sha256}, are copied to the
+ * line's distribution folder, from which older versions of the same jar are removed.
  */
 @Mojo(name = "overlay", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
 public class OverlayMojo extends AbstractSeriesMojo {
@@ -38,118 +43,155 @@ public class OverlayMojo extends AbstractSeriesMojo {
   public static final String PATCHES_ATTRIBUTE = "Forkset-Patches";
   /** Manifest attribute naming the upstream artifact the jar was built from. */
   public static final String UPSTREAM_ATTRIBUTE = "Forkset-Upstream";
+  /** Manifest attribute holding the series digest the jar's revision records. */
+  public static final String SERIES_ATTRIBUTE = "Forkset-Series-SHA256";
 
   @Parameter(defaultValue = "${project.build.outputDirectory}", required = true)
-  private File classesDirectory;
+  protected File classesDirectory;
 
   @Parameter(defaultValue = "${project.build.directory}/${project.artifactId}-${project.version}.jar",
       required = true)
-  private File outputJar;
+  protected File outputJar;
 
-  /** Folder the jar is also copied to for operators; empty to skip. */
+  /** Folder the jar and its companions are also copied to for operators; empty to skip. */
   @Parameter
-  private File distDirectory;
+  protected File distDirectory;
+
+  /** The line directory holding {@code series}, its patches and {@code revisions}. */
+  @Parameter(defaultValue = "${project.basedir}", required = true)
+  protected File seriesDirectory;
+
+  /** Entry times of the jar (ISO-8601 or epoch seconds), as for maven-jar-plugin. */
+  @Parameter(defaultValue = "${project.build.outputTimestamp}")
+  protected String outputTimestamp;
+
+  /** The property that sets the patched sources' javac --release, named in errors. */
+  @Parameter(defaultValue = "upstream.release")
+  protected String releaseProperty;
+
+  /** SPDX id of the upstream licence, which the custom jar keeps. */
+  @Parameter(defaultValue = "Apache-2.0")
+  protected String license;
+
+  @Parameter(defaultValue = "${plugin.version}", readonly = true)
+  protected String pluginVersion;
+
+  @Component
+  private MavenProjectHelper projectHelper;
+
+  /** What the series state in target/series says. */
+  static final class State {
+    List<String> units;
+    List<String> applied;
+  }
+
+  protected State readState() throws IOException {
+    State s = new State();
+    s.units = Files.readAllLines(stateDirectory.toPath().resolve("units.txt"), StandardCharsets.UTF_8);
+    s.applied = Files.readAllLines(stateDirectory.toPath().resolve("applied.txt"), StandardCharsets.UTF_8);
+    return s;
+  }
 
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
     File upstreamJar = resolveUpstream("", "jar");
+    Instant timestamp = timestamp();
     try {
-      List<String> units = Files.readAllLines(stateDirectory.toPath().resolve("units.txt"));
-      List<String> applied = Files.readAllLines(stateDirectory.toPath().resolve("applied.txt"));
+      State state = readState();
       Path classes = classesDirectory.toPath();
-      for (String unit : units) {
-        if (!Files.isRegularFile(classes.resolve(unit + ".class"))) {
-          throw new MojoFailureException("Patched source " + unit + ".java produced no class in "
-              + classes + ". Was it compiled? Run the build through the package phase.");
-        }
+      SortedSet<String> ours = recompiled(classes, state.units);
+      String digest = Revisions.digest(seriesDirectory.toPath());
+      OverlayJar.Result result;
+      try (JarFile upstream = new JarFile(upstreamJar)) {
+        BytecodeLevel.check(upstream, classes, ours, releaseProperty, relative(project.getFile()));
+        result = OverlayJar.write(upstream, classes, ours, state.units,
+            manifest(upstream, state.applied, digest), timestamp, outputJar.toPath());
       }
-      Set<String> ours = listClasses(classes);
-      int replaced = write(upstreamJar, classes, ours, units, applied);
       project.getArtifact().setFile(outputJar);
-      getLog().info("Custom jar " + outputJar.getName() + ": " + ours.size()
-          + " recompiled classes replace " + replaced + " upstream entries of "
+      getLog().info("Custom jar " + outputJar.getName() + ": " + result.added.size()
+          + " recompiled classes replace " + result.replaced.size() + " upstream entries of "
           + upstreamJar.getName());
+
+      Path base = outputJar.toPath();
+      Path replacedList = companion(base, ".replaced-classes.txt");
+      Files.write(replacedList, result.replaced, StandardCharsets.UTF_8);
+      Path sbom = companion(base, ".cdx.json");
+      Files.write(sbom, Sbom.json(sbomInput(upstreamJar.toPath(), state, digest, result,
+          timestamp)).getBytes(StandardCharsets.UTF_8));
+      projectHelper.attachArtifact(project, "json", "cyclonedx", sbom.toFile());
       if (distDirectory != null) {
-        Files.createDirectories(distDirectory.toPath());
-        Path target = distDirectory.toPath().resolve(outputJar.getName());
-        Files.copy(outputJar.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
-        getLog().info("Copied to " + target);
+        copyToDist(base, replacedList, sbom);
       }
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot build " + outputJar, e);
     }
   }
 
-  private int write(File upstreamJar, Path classes, Set<String> ours, List<String> units,
-      List<String> applied) throws IOException {
-    int replaced = 0;
-    Files.createDirectories(outputJar.toPath().getParent());
-    try (JarFile upstream = new JarFile(upstreamJar);
-        OutputStream file = Files.newOutputStream(outputJar.toPath());
-        JarOutputStream out = new JarOutputStream(file, manifest(upstream, applied))) {
-      Set<String> written = new HashSet<>();
-      written.add(JarFile.MANIFEST_NAME);
-      written.add("META-INF/");
-      for (String entry : ours) {
-        out.putNextEntry(new JarEntry(entry));
-        Files.copy(classes.resolve(entry), out);
-        out.closeEntry();
-        written.add(entry);
-      }
-      Enumeration<JarEntry> entries = upstream.entries();
-      while (entries.hasMoreElements()) {
-        JarEntry e = entries.nextElement();
-        String name = e.getName();
-        if (ofReplacedUnit(name, units)) {
-          replaced++;
-          continue;
-        }
-        if (written.contains(name) || dropped(name)) {
-          continue;
-        }
-        JarEntry copy = new JarEntry(name);
-        copy.setTime(e.getTime());
-        out.putNextEntry(copy);
-        try (InputStream in = upstream.getInputStream(e)) {
-          in.transferTo(out);
-        }
-        out.closeEntry();
-        written.add(name);
-      }
+  protected Instant timestamp() throws MojoFailureException {
+    try {
+      return OverlayJar.outputTimestamp(outputTimestamp);
+    } catch (IllegalArgumentException e) {
+      throw new MojoFailureException(e.getMessage());
     }
-    return replaced;
   }
 
-  private static boolean dropped(String name) {
-    String upper = name.toUpperCase();
-    return upper.equals("META-INF/INDEX.LIST")
-        || (upper.startsWith("META-INF/") && (upper.endsWith(".SF") || upper.endsWith(".RSA")
-            || upper.endsWith(".DSA") || upper.endsWith(".EC")));
+  /** The compiled files under {@code classes}, after checking each patched unit produced one. */
+  protected static SortedSet<String> recompiled(Path classes, List<String> units)
+      throws IOException, MojoFailureException {
+    for (String unit : units) {
+      if (!Files.isRegularFile(classes.resolve(unit + ".class"))) {
+        throw new MojoFailureException("Patched source " + unit + ".java produced no class in "
+            + classes + ". Was it compiled? Run the build through the package phase.");
+      }
+    }
+    if (!Files.isDirectory(classes)) {
+      return new TreeSet<>();
+    }
+    try (Stream<Path> walk = Files.walk(classes)) {
+      return walk.filter(Files::isRegularFile)
+          .map(p -> classes.relativize(p).toString().replace(File.separatorChar, '/'))
+          .collect(Collectors.toCollection(TreeSet::new));
+    }
   }
 
   /** True for Unit.class, Unit$Nested.class and their multi-release copies. */
   static boolean ofReplacedUnit(String entry, List<String> units) {
-    String name = entry;
-    if (name.startsWith("META-INF/versions/")) {
-      int slash = name.indexOf('/', "META-INF/versions/".length());
-      if (slash < 0) {
-        return false;
-      }
-      name = name.substring(slash + 1);
-    }
-    if (!name.endsWith(".class")) {
-      return false;
-    }
-    for (String unit : units) {
-      if (name.equals(unit + ".class") || name.startsWith(unit + "$")) {
-        return true;
-      }
-    }
-    return false;
+    return OverlayJar.ofReplacedUnit(entry, units);
   }
 
-  private Manifest manifest(JarFile upstream, List<String> applied) throws IOException {
-    Manifest manifest = upstream.getManifest() == null ? new Manifest() : upstream.getManifest();
+  private static Path companion(Path jar, String suffix) {
+    String name = jar.getFileName().toString();
+    return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + suffix);
+  }
+
+  private void copyToDist(Path jar, Path... companions) throws IOException {
+    Path dist = distDirectory.toPath();
+    Files.createDirectories(dist);
+    String stale = upstreamArtifactId + "-" + upstreamVersion + "-fork";
+    String current = jar.getFileName().toString();
+    current = current.substring(0, current.length() - ".jar".length());
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dist)) {
+      for (Path f : files) {
+        String name = f.getFileName().toString();
+        if (name.startsWith(stale) && !name.startsWith(current + ".")) {
+          Files.delete(f);
+          getLog().info("Removed " + f + " (an older version of this jar)");
+        }
+      }
+    }
+    Path copied = dist.resolve(jar.getFileName());
+    Files.copy(jar, copied, StandardCopyOption.REPLACE_EXISTING);
+    Checksums.write(copied);
+    for (Path c : companions) {
+      Files.copy(c, dist.resolve(c.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+    }
+    getLog().info("Copied to " + copied + " with its .sha256, SBOM and replaced-class list");
+  }
+
+  protected Manifest manifest(JarFile upstream, List<String> applied, String digest)
+      throws IOException {
+    Manifest manifest = upstream.getManifest() == null ? new Manifest()
+        : new Manifest(upstream.getManifest());
     Attributes main = manifest.getMainAttributes();
     main.putIfAbsent(Attributes.Name.MANIFEST_VERSION, "1.0");
     main.putValue(UPSTREAM_ATTRIBUTE, upstreamGroupId + ":" + upstreamArtifactId + ":" + upstreamVersion);
@@ -161,19 +203,44 @@ public class OverlayMojo extends AbstractSeriesMojo {
           f[0] + "; upstream=" + f[1] + "; module=" + f[2] + "; " + f[3]);
     }
     main.putValue(PATCHES_ATTRIBUTE, String.join(" ", names));
+    main.putValue(SERIES_ATTRIBUTE, digest);
     // Entries for per-file signatures would no longer match; keep only main attributes.
     manifest.getEntries().clear();
     return manifest;
   }
 
-  private static Set<String> listClasses(Path classes) throws IOException {
-    if (!Files.isDirectory(classes)) {
-      return new java.util.TreeSet<>();
+  private Sbom.Input sbomInput(Path upstreamJar, State state, String digest,
+      OverlayJar.Result result, Instant timestamp) throws IOException, MojoFailureException {
+    Sbom.Input in = new Sbom.Input();
+    in.customGav = project.getGroupId() + ":" + project.getArtifactId() + ":" + project.getVersion();
+    in.customJar = outputJar.toPath();
+    in.upstreamGav = upstreamGroupId + ":" + upstreamArtifactId + ":" + upstreamVersion;
+    in.upstreamJar = upstreamJar;
+    in.license = license;
+    in.seriesSha256 = digest;
+    in.revision = Revisions.read(seriesDirectory.toPath().resolve(Revisions.FILE)).last();
+    in.replacedClasses = result.replaced;
+    in.timestamp = timestamp;
+    in.toolVersion = pluginVersion;
+    for (String line : state.applied) {
+      String[] f = line.split("\t", 4);
+      Path patch = seriesDirectory.toPath().resolve(f[0]);
+      in.patches.add(new Sbom.PatchRef(f[0], f[1], f[2], f[3], relative(patch.toFile()),
+          new String(Files.readAllBytes(patch), StandardCharsets.UTF_8)));
     }
-    try (Stream<Path> walk = Files.walk(classes)) {
-      return walk.filter(Files::isRegularFile)
-          .map(p -> classes.relativize(p).toString().replace(File.separatorChar, '/'))
-          .collect(Collectors.toCollection(java.util.TreeSet::new));
+    return in;
+  }
+
+  /** A path relative to the repository root, for messages and the SBOM. */
+  protected String relative(File file) {
+    String root = System.getProperty("maven.multiModuleProjectDirectory");
+    Path p = file.toPath().toAbsolutePath().normalize();
+    if (root != null) {
+      Path r = new File(root).toPath().toAbsolutePath().normalize();
+      if (p.startsWith(r)) {
+        return r.relativize(p).toString().replace(File.separatorChar, '/');
+      }
     }
+    return p.toString();
   }
 }

@@ -1,0 +1,111 @@
+package dev.forkset.it.hadoop3;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.Test;
+
+/**
+ * What an operator receives in target/dist/ (the last module of the reactor checks it, once
+ * every line and module has put its jars there): per folder one custom jar of the folder's
+ * upstream version with its SBOM and replaced-class list, a .sha256 beside every jar that
+ * {@code sha256sum -c} accepts, and the module jars of the HBase default line and its Hadoop 3
+ * flavour.
+ */
+public class DistFolderIT {
+  private static final Pattern CUSTOM =
+      Pattern.compile("(hbase-server|hazelcast)-(.+)-fork\\.(\\d+)\\.jar");
+
+  private static Path dist() {
+    String dir = System.getProperty("forkset.dist.dir");
+    assertTrue("forkset.dist.dir=" + dir, dir != null && Files.isDirectory(Paths.get(dir)));
+    return Paths.get(dir);
+  }
+
+  private static List<Path> list(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.sorted().collect(Collectors.toList());
+    }
+  }
+
+  @Test
+  public void everyFolder_holdsOneCustomJarWithItsSbomListAndChecksums() throws Exception {
+    List<Path> folders = list(dist());
+    assertTrue("target/dist has the lines' folders: " + folders, folders.size() >= 6);
+    for (Path folder : folders) {
+      String version = folder.getFileName().toString().replaceFirst("^(hbase|hazelcast)-", "");
+      List<String> custom = new ArrayList<>();
+      for (Path f : list(folder)) {
+        String name = f.getFileName().toString();
+        if (name.endsWith(".jar")) {
+          assertChecksum(f);
+          Matcher m = CUSTOM.matcher(name);
+          if (m.matches()) {
+            custom.add(name);
+            assertEquals(folder + ": " + name + " is built from the folder's upstream version",
+                version, m.group(2));
+            String base = name.substring(0, name.length() - ".jar".length());
+            String sbom = new String(Files.readAllBytes(folder.resolve(base + ".cdx.json")),
+                StandardCharsets.UTF_8);
+            assertTrue(base + ".cdx.json is CycloneDX", sbom.contains("\"bomFormat\" : \"CycloneDX\""));
+            String jarVersion = m.group(2) + "-fork." + m.group(3);
+            assertTrue(base + ".cdx.json names the jar", sbom.contains("@" + jarVersion + "?type=jar"));
+            assertTrue(base + ".cdx.json names the upstream artifact",
+                sbom.contains("/" + m.group(1) + "@" + version + "?type=jar\""));
+            assertTrue(base + ".cdx.json carries the jar's SHA-256",
+                sbom.contains("\"content\" : \"" + sha256(f) + "\""));
+            List<String> replaced = Files.readAllLines(folder.resolve(base + ".replaced-classes.txt"));
+            assertFalse(base + ".replaced-classes.txt lists the replaced classes", replaced.isEmpty());
+          }
+        }
+      }
+      assertEquals(folder + " holds exactly one custom jar (older versions are removed)", 1,
+          custom.size());
+    }
+    for (String line : new String[] {"hbase-2.6.4", "hbase-2.6.4-hadoop3"}) {
+      List<String> names = list(dist().resolve(line)).stream()
+          .map(p -> p.getFileName().toString()).collect(Collectors.toList());
+      assertTrue(line + " has the memstore module jar: " + names,
+          names.stream().anyMatch(n -> n.startsWith("hbase-memstore-fix-") && n.endsWith(".jar")));
+      assertTrue(line + " has the pmem module jar: " + names,
+          names.stream().anyMatch(n -> n.startsWith("hbase-pmem-cache-") && n.endsWith(".jar")));
+    }
+  }
+
+  private static void assertChecksum(Path jar) throws Exception {
+    Path sum = jar.resolveSibling(jar.getFileName() + ".sha256");
+    assertTrue(jar + " has a .sha256", Files.isRegularFile(sum));
+    assertEquals(sum + " is what sha256sum -c reads",
+        sha256(jar) + "  " + jar.getFileName() + "\n",
+        new String(Files.readAllBytes(sum), StandardCharsets.US_ASCII));
+  }
+
+  private static String sha256(Path file) throws Exception {
+    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[1 << 16];
+      for (int n; (n = in.read(buf)) > 0;) {
+        sha.update(buf, 0, n);
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    for (byte b : sha.digest()) {
+      sb.append(String.format("%02x", b));
+    }
+    return sb.toString();
+  }
+}

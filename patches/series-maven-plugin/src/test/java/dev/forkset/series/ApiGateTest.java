@@ -1,0 +1,156 @@
+package dev.forkset.series;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.ClassRule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+public class ApiGateTest {
+  @ClassRule
+  public static final TemporaryFolder TMP = new TemporaryFolder();
+  private static Path upstream;
+
+  /** The upstream unit p/A and an untouched neighbour p/B. */
+  private static final String A = "package p;\n"
+      + "public class A implements Runnable {\n"
+      + "  public static final int LIMIT = 10;\n"
+      + "  public static final String NAME = \"a\";\n"
+      + "  static final long PACKAGE_CONSTANT = 5L;\n"
+      + "  private static final int PRIVATE_CONSTANT = 1;\n"
+      + "  protected long size;\n"
+      + "  private int secret;\n"
+      + "  public A() {}\n"
+      + "  public long size() { return size; }\n"
+      + "  void packageHelper() {}\n"
+      + "  private void privateHelper() {}\n"
+      + "  public void run() { new Thread(new Runnable() { public void run() {} }); }\n"
+      + "  public static class Nested { public void keep() {} }\n"
+      + "  private static class Hidden { void gone() {} }\n"
+      + "  class Reader { int read() { return secret; } }\n"
+      + "}\n";
+  private static final String B = "package p; public class B { public void b() {} }";
+
+  private List<String> gate(String newA) throws Exception {
+    return gate(newA, B);
+  }
+
+  private List<String> gate(String newA, String newB) throws Exception {
+    if (upstream == null) {
+      upstream = Compiled.jar(TMP.getRoot().toPath().resolve("upstream.jar"), 8,
+          Compiled.sources("p/A.java", A, "p/B.java", B));
+    }
+    Path root = TMP.newFolder().toPath();
+    Path neu = Compiled.jar(root.resolve("new.jar"), 8,
+        Compiled.sources("p/A.java", newA, "p/B.java", newB));
+    return ApiGate.check(upstream.toFile(), neu.toFile(), List.of("p/A"));
+  }
+
+  private static void assertOne(List<String> violations, String expected) {
+    assertEquals(violations.toString(), 1, violations.size());
+    assertTrue(violations.get(0), violations.get(0).contains(expected));
+  }
+
+  @Test
+  public void check_passes_whenTheSameApiIsRecompiled() throws Exception {
+    assertEquals(List.of(), gate(A));
+  }
+
+  @Test
+  public void check_passes_forAdditionsAndPrivateOrSyntheticChanges() throws Exception {
+    String patched = A
+        .replace("  private void privateHelper() {}\n", "  private int privateHelper(int x) { return x; }\n")
+        .replace("  private static final int PRIVATE_CONSTANT = 1;\n", "  private static final int PRIVATE_CONSTANT = 2;\n")
+        .replace("  private static class Hidden { void gone() {} }\n", "")
+        .replace("  class Reader { int read() { return secret; } }\n",
+            "  class Reader { int read() { return secret + secret2; } }\n  private int secret2;\n")
+        .replace("  public void run() {", "  public void added() { new Object() {}; }\n"
+            + "  public static final int NEW_LIMIT = 3;\n  public interface Listener {}\n"
+            + "  public void run() {");
+    assertEquals(List.of(), gate(patched));
+  }
+
+  @Test
+  public void check_passes_whenASyntheticAccessorGoes() throws Exception {
+    // Java 8 bytecode: Reader reading the private field makes A.access$000; it goes with the read.
+    assertEquals(List.of(), gate(A.replace("int read() { return secret; }", "int read() { return 0; }")));
+  }
+
+  @Test
+  public void check_ignoresClassesOutsideThePatchedUnits() throws Exception {
+    assertEquals(List.of(), gate(A, "package p; public class B {}"));
+  }
+
+  @Test
+  public void check_fails_whenAPublicMethodIsRemoved() throws Exception {
+    assertOne(gate(A.replace("  public long size() { return size; }\n", "")),
+        "method p.A.size() was removed");
+  }
+
+  @Test
+  public void check_fails_whenAReturnTypeChanges() throws Exception {
+    assertOne(gate(A.replace("public long size() { return size; }", "public int size() { return 0; }")),
+        "method p.A.size() changed: public long size() -> public int size()");
+  }
+
+  @Test
+  public void check_fails_whenParametersChange() throws Exception {
+    List<String> v = gate(A.replace("public long size() {", "public long size(int unit) {"));
+    assertTrue(v.toString(), v.stream().anyMatch(s -> s.contains("method p.A.size() was removed")));
+  }
+
+  @Test
+  public void check_fails_whenAPackagePrivateMethodGoes_becauseNeighboursLinkToIt() throws Exception {
+    assertOne(gate(A.replace("  void packageHelper() {}\n", "")),
+        "method p.A.packageHelper() was removed");
+  }
+
+  @Test
+  public void check_fails_whenAConstantValueChanges_becauseCallersInlinedIt() throws Exception {
+    assertOne(gate(A.replace("LIMIT = 10;", "LIMIT = 20;")),
+        "field p.A.LIMIT: compile-time constant changed from 10 to 20");
+    assertOne(gate(A.replace("NAME = \"a\";", "NAME = \"b\";")),
+        "field p.A.NAME: compile-time constant changed from \"a\" to \"b\"");
+    assertOne(gate(A.replace("PACKAGE_CONSTANT = 5L;", "PACKAGE_CONSTANT = 6L;")),
+        "field p.A.PACKAGE_CONSTANT: compile-time constant changed from 5 to 6");
+  }
+
+  @Test
+  public void check_fails_whenAConstantStopsBeingOne() throws Exception {
+    assertOne(gate(A.replace("public static final int LIMIT = 10;",
+            "public static final int LIMIT = Integer.getInteger(\"limit\", 10);")),
+        "field p.A.LIMIT: was the compile-time constant 10 and is no longer a constant");
+  }
+
+  @Test
+  public void check_fails_whenAFieldChanges() throws Exception {
+    assertOne(gate(A.replace("protected long size;", "protected int size;")), "field p.A.size changed");
+    assertOne(gate(A.replace("protected long size;", "protected final long size = 0;")),
+        "field p.A.size changed");
+  }
+
+  @Test
+  public void check_fails_whenTheClassHeaderChanges() throws Exception {
+    assertOne(gate(A.replace("public class A implements Runnable {", "public final class A implements Runnable {")),
+        "class p.A changed: final");
+    List<String> v = gate(A.replace("public class A implements Runnable {", "public class A {")
+        .replace("  public void run() { new Thread", "  public void run2() { new Thread"));
+    assertTrue(v.toString(), v.stream().anyMatch(s -> s.contains("class p.A no longer implements java.lang.Runnable")));
+  }
+
+  @Test
+  public void check_fails_whenANestedClassOrItsMemberGoes() throws Exception {
+    assertOne(gate(A.replace("public void keep() {}", "")), "method p.A$Nested.keep() was removed");
+    assertOne(gate(A.replace("  public static class Nested { public void keep() {} }\n", "")),
+        "class p.A$Nested was removed");
+  }
+
+  @Test
+  public void check_fails_whenAConstructorGoes() throws Exception {
+    assertOne(gate(A.replace("  public A() {}\n", "  public A(int x) {}\n")),
+        "constructor p.A() was removed");
+  }
+}
