@@ -30,7 +30,9 @@ public class TestSnapshotSizeCalls {
 
   @Parameters(name = "{0}")
   public static Collection<Object[]> policies() {
-    return Arrays.asList(new Object[][] {{"NONE"}, {"BASIC"}, {"EAGER"}});
+    // site:BASIC: hbase.hregion.compacting.memstore.type=BASIC for every store, as the field
+    // report advised; on the old fork jar with its memstore class key set this failed every store.
+    return Arrays.asList(new Object[][] {{"NONE"}, {"BASIC"}, {"EAGER"}, {"site:BASIC"}});
   }
 
   private final String policy;

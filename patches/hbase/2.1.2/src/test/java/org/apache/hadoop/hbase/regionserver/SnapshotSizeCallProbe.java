@@ -46,6 +46,8 @@ import org.apache.hadoop.hbase.wal.WALFactory;
 public final class SnapshotSizeCallProbe {
   private static final byte[] FAMILY = Bytes.toBytes("f");
   private static final byte[] QUALIFIER = Bytes.toBytes("q");
+  /** Prefix of a policy set for every store in the configuration instead of the family. */
+  public static final String GLOBAL = "site:";
   /** Region flush size of the probe's tables: small, so CompactingMemStore flushes in memory. */
   private static final long FLUSH_SIZE = 4L << 20;
 
@@ -79,7 +81,8 @@ public final class SnapshotSizeCallProbe {
   /**
    * Loads {@code cells} cells and {@code increments} increment rounds on 50 counters (the family
    * keeps one version, so increments go through upsert and remove cells) into a region whose
-   * family uses {@code policy}; snapshots its memstore directly; then loads the same into a second
+   * family uses {@code policy} (NONE, BASIC, EAGER; or "site:BASIC": the family says nothing and
+   * hbase.hregion.compacting.memstore.type=BASIC is in the configuration); snapshots its memstore directly; then loads the same into a second
    * region, flushes it and reads it back.
    */
   public static Map<String, Object> run(String policy, int cells, int increments)
@@ -87,10 +90,16 @@ public final class SnapshotSizeCallProbe {
     if (!CslmSizeHook.installed()) {
       throw new IllegalStateException("The CslmSizeAgent is not loaded (-javaagent)");
     }
-    MemoryCompactionPolicy compaction = MemoryCompactionPolicy.valueOf(policy);
     Map<String, Object> out = new LinkedHashMap<>();
     java.nio.file.Path root = Files.createTempDirectory("snapshot-probe");
     Configuration conf = HBaseConfiguration.create();
+    MemoryCompactionPolicy compaction = null;
+    if (policy.startsWith(GLOBAL)) {
+      // The seed's advice: the type in hbase-site.xml, the family says nothing.
+      conf.set(CompactingMemStore.COMPACTING_MEMSTORE_TYPE_KEY, policy.substring(GLOBAL.length()));
+    } else {
+      compaction = MemoryCompactionPolicy.valueOf(policy);
+    }
     conf.set(HConstants.HBASE_DIR, root.toUri().toString());
     conf.set("hbase.wal.provider", "filesystem");
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
@@ -194,8 +203,10 @@ public final class SnapshotSizeCallProbe {
       MemoryCompactionPolicy compaction) throws IOException {
     TableDescriptor td = TableDescriptorBuilder.newBuilder(TableName.valueOf(name))
         .setMemStoreFlushSize(FLUSH_SIZE)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1)
-            .setInMemoryCompaction(compaction).build())
+        .setColumnFamily(compaction == null
+            ? ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1).build()
+            : ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1)
+                .setInMemoryCompaction(compaction).build())
         .build();
     RegionInfo ri = RegionInfoBuilder.newBuilder(td.getTableName()).build();
     Path rootDir = new Path(root.resolve(name).toUri().toString());
