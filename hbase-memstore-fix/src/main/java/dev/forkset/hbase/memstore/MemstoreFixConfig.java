@@ -1,5 +1,6 @@
 package dev.forkset.hbase.memstore;
 
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -120,11 +121,20 @@ public final class MemstoreFixConfig {
    * restart: {@code java -cp "$(hbase classpath)" dev.forkset.hbase.memstore.MemstoreFixConfig}.
    */
   public static void main(String[] args) {
+    int status = check(HBaseConfiguration.create(), System.out, System.err);
+    if (status != 0) {
+      System.exit(status);
+    }
+  }
+
+  /** {@link #main}: prints the values to {@code out} (0) or the problem to {@code err} (1). */
+  static int check(Configuration conf, PrintStream out, PrintStream err) {
     try {
-      System.out.println(read(HBaseConfiguration.create()));
+      out.println(read(conf));
+      return 0;
     } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(1);
+      err.println(e.getMessage());
+      return 1;
     }
   }
 }

@@ -5,6 +5,8 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import dev.forkset.hbase.memstore.MemstoreFixConfig.Setting;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
@@ -51,12 +53,29 @@ public class MemstoreFixConfigTest {
   }
 
   @Test
+  public void checkPrintsTheValuesOrTheProblem() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Configuration conf = new Configuration(false);
+    conf.set(KEY, "2s");
+    assertEquals(0, MemstoreFixConfig.check(conf, new PrintStream(out, true, "UTF-8"),
+        new PrintStream(err, true, "UTF-8")));
+    assertEquals(KEY + "=2000ms", out.toString("UTF-8").trim());
+    conf.set(KEY, "soon");
+    assertEquals(1, MemstoreFixConfig.check(conf, new PrintStream(out, true, "UTF-8"),
+        new PrintStream(err, true, "UTF-8")));
+    String problem = err.toString("UTF-8");
+    assertTrue(problem, problem.startsWith(KEY + "='soon' is not valid."));
+  }
+
+  @Test
   public void everySettingIsDocumentedOnce() {
     Set<String> names = new HashSet<>();
     for (Setting s : MemstoreFixConfig.settings()) {
       assertTrue("twice: " + s.name, names.add(s.name));
       assertTrue(s.name, !s.defaultValue.isEmpty() && !s.accepted.isEmpty() && !s.doc.isEmpty());
-      assertTrue(s.name + " scope " + s.scope, s.scope.matches("(site|table|family)(, (table|family))*"));
+      assertTrue(s.name + " scope " + s.scope,
+          s.scope.matches("(site|table|family)(, (table|family))*"));
     }
   }
 }

@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import org.junit.Test;
 
-/** The settings table of docs/hbase-memstore-fix.md is the one {@link MemstoreFixConfig} renders. */
+/** The settings table of docs/hbase-memstore-fix.md is the one MemstoreFixConfig renders. */
 public class SettingsDocTest {
 
   @Test
