@@ -64,7 +64,8 @@ public final class MemstoreFixConfig {
           + " the wait and the hold. A table's value (alter 't', CONFIGURATION => {...}) applies"
           + " to its regions; one that is not valid is logged once per region with the table, key"
           + " and value, and the RegionServer's value is used. A site value that is not valid"
-          + " stops the RegionServer start with a message naming the key.");
+          + " stops the RegionServer start with a message naming the key. Read when a region"
+          + " opens; a family's value is not read.");
 
   /** The value of {@link #FLUSH_UPDATES_LOCK_WARN_MS}, in milliseconds. */
   public final long flushUpdatesLockWarnMs;
