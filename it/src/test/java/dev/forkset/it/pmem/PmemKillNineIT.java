@@ -27,6 +27,8 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.master.HMaster;
+import org.apache.hadoop.hbase.master.procedure.ServerCrashProcedure;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.AfterClass;
 import org.junit.Assume;
@@ -42,7 +44,9 @@ import org.junit.Test;
  * <p>The minicluster (HDFS, ZooKeeper, master, one in-JVM RegionServer that keeps hbase:meta)
  * runs in the test JVM. Each engine gets its own RegionServer process ({@link
  * RegionServerProcess}) and its own table, moved to that process. Per engine: load, a first scan
- * that fills L2, the cache left to settle, a warm scan (L2 hit ratio), then
+ * that fills L2, the cache left to settle, a warm scan (L2 hit ratio; repeated, up to {@value
+ * #MAX_WARM_SCANS} times, until one is served from L2 entirely, as a read does not wait for a full
+ * writer queue and may leave a block uncached), then
  * {@value #CHECKPOINT_WAITS} checkpoint intervals ({@code
  * hbase.bucketcache.persist.intervalinmillis} = {@value #CHECKPOINT_MS} ms) so every block was
  * cached at least one interval before the kill, SIGKILL, a new process on the same paths, the
@@ -75,6 +79,8 @@ public class PmemKillNineIT {
   static final long CHECKPOINT_MS = 1000;
   /** Checkpoint intervals waited between the settled cache and the kill. */
   static final int CHECKPOINT_WAITS = 2;
+  /** Scans after the fill scan to get one served from L2 entirely (usually one). */
+  static final int MAX_WARM_SCANS = 4;
   /** The module's target: share of the blocks cached before the kill that are served again. */
   static final double MODULE_TARGET = 0.99;
 
@@ -163,10 +169,13 @@ public class PmemKillNineIT {
     int exitStatus;
     Pass fill;
     Pass warm;
+    int warmScans;
     long blocksBeforeKill;
     long blocksAtStart;
     String persistenceAtKill;
     Pass afterKill;
+    /** Every scan of the engine's table, checked row by row. */
+    final List<Pass> passes = new ArrayList<>();
 
     /**
      * Share of the warm pass's L2 hits that the first pass after the kill also gets from L2: the
@@ -218,20 +227,37 @@ public class PmemKillNineIT {
     phase("tables moved to them");
 
     // Warm: the first scan fills L2 (the writers drain it into the engine while the counters
-    // settle), the second is served from L2.
-    Map<Run, Map<String, Long>> s0 = settled();
+    // settle). A read does not wait for a full writer queue, so a block can be dropped instead
+    // of cached (a slow sync of a disk-backed file); scans repeat until one is served from L2
+    // entirely: that scan is the warm pass.
+    Map<Run, Map<String, Long>> before = settled();
     for (Run r : RUNS.values()) {
-      r.fill = scan(r.engine.table());
+      r.fill = scan(r);
     }
-    Map<Run, Map<String, Long>> s1 = settled();
+    Map<Run, Map<String, Long>> after = settled();
     for (Run r : RUNS.values()) {
-      r.warm = scan(r.engine.table());
+      r.fill.count(before.get(r), after.get(r));
     }
-    Map<Run, Map<String, Long>> s2 = settled();
+    for (int i = 0; i < MAX_WARM_SCANS; i++) {
+      before = after;
+      List<Run> cold = new ArrayList<>();
+      for (Run r : RUNS.values()) {
+        if (r.warm == null || r.warm.misses > 0) {
+          cold.add(r);
+          r.warm = scan(r);
+          r.warmScans++;
+        }
+      }
+      if (cold.isEmpty()) {
+        break;
+      }
+      after = settled();
+      for (Run r : cold) {
+        r.warm.count(before.get(r), after.get(r));
+      }
+    }
     for (Run r : RUNS.values()) {
-      r.fill.count(s0.get(r), s1.get(r));
-      r.warm.count(s1.get(r), s2.get(r));
-      r.blocksBeforeKill = s2.get(r).get("l2CacheCount");
+      r.blocksBeforeKill = after.get(r).get("l2CacheCount");
     }
     phase("warm");
     // Every block has now been in the cache for more than CHECKPOINT_WAITS persister intervals
@@ -249,6 +275,11 @@ public class PmemKillNineIT {
       r.after = r.rs.awaitOnline();
     }
     phase("killed and restarted");
+    // Each new process expired its dead predecessor when it reported for duty (same host and
+    // port); a move before that server's crash procedure has reassigned its regions races it.
+    HMaster master = hbase.cluster().getMaster();
+    hbase.util().waitFor(180_000, 250, () -> master.getMasterProcedureExecutor().getProcedures()
+        .stream().noneMatch(p -> p instanceof ServerCrashProcedure && !p.isFinished()));
     hbase.util().waitUntilNoRegionsInTransition(180_000);
     for (Run r : RUNS.values()) {
       moveTo(r.engine.table(), r.after);
@@ -257,7 +288,7 @@ public class PmemKillNineIT {
     Map<Run, Map<String, Long>> s3 = settled();
     for (Run r : RUNS.values()) {
       r.blocksAtStart = s3.get(r).get("l2CacheCount");
-      r.afterKill = scan(r.engine.table());
+      r.afterKill = scan(r);
     }
     Map<Run, Map<String, Long>> s4 = settled();
     for (Run r : RUNS.values()) {
@@ -333,7 +364,8 @@ public class PmemKillNineIT {
       sb.append(r.engine.label).append(": ").append(r.before).append(" killed (exit ")
           .append(r.exitStatus).append(", ").append(r.persistenceAtKill).append("), restarted as ")
           .append(r.after).append("\n  fill pass:  ").append(r.fill).append("\n  warm pass:  ")
-          .append(r.warm).append("\n  after kill: ").append(r.afterKill).append("\n");
+          .append(r.warm).append(" (scan ").append(r.warmScans).append(" after the fill)")
+          .append("\n  after kill: ").append(r.afterKill).append("\n");
     }
     return sb.toString();
   }
@@ -366,21 +398,41 @@ public class PmemKillNineIT {
     admin.flush(t);
   }
 
-  /** Moves every region of {@code t} to {@code server} and waits until it is open there. */
+  /**
+   * Moves every region of {@code t} to {@code server} and waits until it is open there, asking
+   * again if a move ends elsewhere (a move can lose to a concurrent assignment).
+   */
   private static void moveTo(TableName t, ServerName server) throws Exception {
     Admin admin = hbase.util().getAdmin();
-    for (RegionInfo region : admin.getRegions(t)) {
-      if (!admin.getRegions(server).contains(region)) {
-        admin.move(region.getEncodedNameAsBytes(), server);
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (true) {
+      List<RegionInfo> missing = new ArrayList<>(admin.getRegions(t));
+      missing.removeAll(admin.getRegions(server));
+      if (missing.isEmpty()) {
+        return;
       }
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError(t + ": regions " + missing + " not on " + server
+            + " after 120 s");
+      }
+      hbase.util().waitUntilNoRegionsInTransition(120_000);
+      for (RegionInfo region : missing) {
+        try {
+          admin.move(region.getEncodedNameAsBytes(), server);
+        } catch (java.io.IOException e) {
+          // in transition after all, or the target not ready: look again
+          System.out.println("move of " + region.getEncodedName() + " to " + server + ": " + e);
+        }
+      }
+      hbase.util().waitUntilNoRegionsInTransition(120_000);
     }
-    hbase.util().waitFor(120_000, 250,
-        () -> admin.getRegions(server).containsAll(admin.getRegions(t)));
   }
 
-  /** Scans every row of {@code t} once, checking each value. */
-  private static Pass scan(TableName t) {
+  /** Scans every row of the engine's table once, checking each value. */
+  private static Pass scan(Run r) {
+    TableName t = r.engine.table();
     Pass p = new Pass();
+    r.passes.add(p);
     boolean[] seen = new boolean[ROWS];
     Scan scan = new Scan().setCacheBlocks(true).setCaching(500);
     try (Table table = hbase.util().getConnection().getTable(t);
@@ -426,15 +478,15 @@ public class PmemKillNineIT {
   public void warmCache_isServedFromL2BeforeTheKill() {
     for (Run r : RUNS.values()) {
       assertTrue(r.engine.label + " fill pass caches blocks: " + r.fill, r.fill.misses > 0);
-      assertTrue(r.engine.label + " warm pass is served from L2: " + r.warm,
-          r.warm.hitRatio() >= 0.99);
+      assertTrue(r.engine.label + " is warm within " + MAX_WARM_SCANS + " scans after the fill: "
+          + r.warm, r.warm.misses == 0 && r.warm.hits > 0);
     }
   }
 
   @Test
   public void killNine_noEngineServesAWrongOrMissingRow() {
     for (Run r : RUNS.values()) {
-      for (Pass p : new Pass[] {r.fill, r.warm, r.afterKill}) {
+      for (Pass p : r.passes) {
         assertEquals(r.engine.label + ": " + p, null, p.failure);
         assertEquals(r.engine.label + ": wrong rows: " + p, 0, p.wrong);
         assertEquals(r.engine.label + ": missing rows: " + p, 0, p.missing);
