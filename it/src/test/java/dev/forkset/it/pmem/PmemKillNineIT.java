@@ -110,6 +110,9 @@ public class PmemKillNineIT {
           b.set("hbase.bucketcache.ioengine", "pmem:" + dir.resolve("pmem0/cache") + ","
               + dir.resolve("pmem1/cache"));
           b.set("hbase.bucketcache.pmem.engine", "module");
+          // 2 MiB mappings alternate between the two files, so both hold blocks of this small
+          // cache (with the default 1 GiB, all 64 MB would sit in the first file).
+          b.set("hbase.bucketcache.pmem.mapping.size", Long.toString(2L << 20));
           break;
         case STOCK_PMEM:
           Files.createDirectories(dir.resolve("pmem0"));
