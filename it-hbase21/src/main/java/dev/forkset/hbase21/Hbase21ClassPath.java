@@ -17,18 +17,17 @@ import java.util.Properties;
  * The class path of an HBase 2.1.2 JVM, as Maven resolved it when this module was built
  * ({@code classpath.txt} and {@code hbase21.properties} beside this class): the 2.1.2 server
  * stack, its test jars (HBaseTestingUtility, PerformanceEvaluation), Hadoop 2.7 and this module's
- * own classes, with either the stock hbase-server jar or the custom one and the module jar.
+ * own classes, with either the stock hbase-server jar or a custom one and the module jar (the
+ * caller names those two: they are built in the same reactor, after this module's class path).
  */
 public final class Hbase21ClassPath {
   private final List<Path> common;
   private final Path stockJar;
-  private final Path customJar;
   private final Path harness;
 
-  private Hbase21ClassPath(List<Path> common, Path stockJar, Path customJar, Path harness) {
+  private Hbase21ClassPath(List<Path> common, Path stockJar, Path harness) {
     this.common = common;
     this.stockJar = stockJar;
-    this.customJar = customJar;
     this.harness = harness;
   }
 
@@ -39,7 +38,6 @@ public final class Hbase21ClassPath {
       p.load(in);
     }
     Path stock = existing(p.getProperty("stock.jar"), "stock.jar");
-    Path custom = existing(p.getProperty("custom.jar"), "custom.jar");
     String text;
     try (InputStream in = resource("classpath.txt")) {
       text = new String(readAll(in), StandardCharsets.UTF_8).trim();
@@ -67,7 +65,7 @@ public final class Hbase21ClassPath {
     } catch (URISyntaxException e) {
       throw new IOException(e);
     }
-    return new Hbase21ClassPath(Collections.unmodifiableList(common), stock, custom, harness);
+    return new Hbase21ClassPath(Collections.unmodifiableList(common), stock, harness);
   }
 
   private static InputStream resource(String name) throws IOException {
@@ -100,17 +98,24 @@ public final class Hbase21ClassPath {
     return stockJar;
   }
 
-  public Path customJar() {
-    return customJar;
+  /** The stock class path: the stock server jar, the rest of the 2.1.2 stack, this harness. */
+  public List<Path> stock() {
+    return forJar(ServerJar.STOCK, null, null);
   }
 
   /**
-   * The class path of a JVM on {@code jar}: the server jar (and for CUSTOM the module jar, which
-   * must then be given) first, then the rest of the 2.1.2 stack and this harness.
+   * The class path of a JVM on {@code jar}: the server jar (for CUSTOM the custom server jar and
+   * the module jar, which must then be given) first, then the rest of the 2.1.2 stack and this
+   * harness.
    */
-  public List<Path> forJar(ServerJar jar, Path moduleJar) {
+  public List<Path> forJar(ServerJar jar, Path customJar, Path moduleJar) {
     List<Path> cp = new ArrayList<>();
     if (jar == ServerJar.CUSTOM) {
+      if (customJar == null || !Files.isRegularFile(customJar)
+          || !customJar.getFileName().toString().startsWith("hbase-server-2.1.2")) {
+        throw new IllegalArgumentException("The custom 2.1.2 JVM needs the custom"
+            + " hbase-server-2.1.2-fork.jar (patches/hbase/2.1.2); got " + customJar);
+      }
       if (moduleJar == null || !Files.exists(moduleJar)) {
         throw new IllegalArgumentException("The custom 2.1.2 JVM needs the hbase-memstore-fix"
             + " jar beside the custom hbase-server jar; got " + moduleJar);

@@ -54,6 +54,7 @@ public final class Hbase21Cluster implements AutoCloseable {
     private final Path javaHome;
     private final Path workDir;
     private ServerJar jar = ServerJar.STOCK;
+    private Path customJar;
     private Path moduleJar;
     private String heap = "2g";
     private final List<String> jvmArgs = new ArrayList<>(Arrays.asList("-XX:+UseG1GC"));
@@ -65,14 +66,20 @@ public final class Hbase21Cluster implements AutoCloseable {
       this.workDir = workDir;
     }
 
-    public Builder jar(ServerJar j) {
-      this.jar = j;
+    /** The stock jar (the default). */
+    public Builder stock() {
+      this.jar = ServerJar.STOCK;
       return this;
     }
 
-    /** The hbase-memstore-fix jar (or classes folder); required for {@link ServerJar#CUSTOM}. */
-    public Builder moduleJar(Path p) {
-      this.moduleJar = p;
+    /**
+     * The custom jar: {@code serverJar} is hbase-server-2.1.2-fork.jar, {@code moduleJar} the
+     * hbase-memstore-fix jar (or its classes folder).
+     */
+    public Builder custom(Path serverJar, Path moduleJar) {
+      this.jar = ServerJar.CUSTOM;
+      this.customJar = serverJar;
+      this.moduleJar = moduleJar;
       return this;
     }
 
@@ -121,7 +128,8 @@ public final class Hbase21Cluster implements AutoCloseable {
     this.log = spec.workDir.resolve(name + ".log");
     this.out = spec.workDir.resolve(name + ".out");
     List<String> cmd = javaCommand(spec.javaHome, spec.heap, spec.jvmArgs, spec.workDir, log,
-        classPath(spec.jar, spec.moduleJar));
+        Hbase21ClassPath.join(Hbase21ClassPath.load().forJar(spec.jar, spec.customJar,
+            spec.moduleJar)));
     cmd.add(CLUSTER_MAIN);
     cmd.add(siteFile.toString());
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(spec.workDir.toFile())
@@ -159,10 +167,6 @@ public final class Hbase21Cluster implements AutoCloseable {
     return s.replace("\\", "\\\\").replace("\n", "\\n").replace("=", "\\=").replace(":", "\\:");
   }
 
-  private static String classPath(ServerJar jar, Path moduleJar) throws IOException {
-    return Hbase21ClassPath.join(Hbase21ClassPath.load().forJar(jar, moduleJar));
-  }
-
   private static List<String> javaCommand(Path javaHome, String heap, List<String> jvmArgs,
       Path workDir, Path logFile, String classPath) throws IOException {
     Path log4j = workDir.resolve(logFile.getFileName() + ".log4j.properties");
@@ -179,11 +183,30 @@ public final class Hbase21Cluster implements AutoCloseable {
     cmd.add("-Xms" + heap);
     cmd.add("-Xmx" + heap);
     cmd.addAll(jvmArgs);
+    cmd.addAll(gcLog(javaHome, gcLogPath(workDir, logFile)));
     cmd.add("-Djava.net.preferIPv4Stack=true");
     cmd.add("-Dlog4j.configuration=" + log4j.toUri());
     cmd.add("-cp");
     cmd.add(classPath);
     return cmd;
+  }
+
+  /** GC log flags (with safepoint pauses) in the syntax of the JDK at {@code javaHome}. */
+  private static List<String> gcLog(Path javaHome, Path file) throws IOException {
+    String version = "";
+    Path release = javaHome.resolve("release");
+    if (Files.exists(release)) {
+      for (String line : Files.readAllLines(release, StandardCharsets.UTF_8)) {
+        if (line.startsWith("JAVA_VERSION=")) {
+          version = line.substring("JAVA_VERSION=".length()).replace("\"", "").trim();
+        }
+      }
+    }
+    if (version.startsWith("1.")) {
+      return Arrays.asList("-Xloggc:" + file, "-XX:+PrintGCDetails", "-XX:+PrintGCDateStamps",
+          "-XX:+PrintGCApplicationStoppedTime");
+    }
+    return Collections.singletonList("-Xlog:gc*,safepoint:file=" + file + ":time,uptime");
   }
 
   /** The start reply: java.version, java.home, zk.port, hregion.jar, patches, pid. */
@@ -193,6 +216,16 @@ public final class Hbase21Cluster implements AutoCloseable {
 
   public Path logFile() {
     return log;
+  }
+
+  /** The cluster JVM's GC log (with safepoint pauses). */
+  public Path gcLogFile() {
+    return gcLogPath(spec.workDir, log);
+  }
+
+  private static Path gcLogPath(Path workDir, Path logFile) {
+    return workDir.resolve(logFile.getFileName().toString().replaceAll("\\.log$", "")
+        + "-gc.log");
   }
 
   /** Sends one command and returns its answer; fails with the log tail on an error answer. */
@@ -253,16 +286,43 @@ public final class Hbase21Cluster implements AutoCloseable {
     }
   }
 
-  /** Creates a one-region table with family f and the probe; returns region and memstore. */
+  /**
+   * Creates a one-region table with family f and the probe; returns region and memstore.
+   *
+   * @param inMemoryCompaction NONE, BASIC, EAGER for the family's setting, or "default" to leave
+   *     it unset (the server's hbase.hregion.compacting.memstore.type applies)
+   */
   public Map<String, String> createTable(String table, String inMemoryCompaction)
       throws IOException, InterruptedException {
-    return call(120_000, "create", table, inMemoryCompaction);
+    return createTable(table, inMemoryCompaction, "f");
+  }
+
+  /** {@link #createTable(String, String)} with the family's name. */
+  public Map<String, String> createTable(String table, String inMemoryCompaction, String family)
+      throws IOException, InterruptedException {
+    return call(120_000, "create", table, inMemoryCompaction, family);
+  }
+
+  /** Store files and entries of the table's first family, memstore class, probe on or not. */
+  public Map<String, String> store(String table) throws IOException, InterruptedException {
+    return call(60_000, "store", table);
   }
 
   /** Puts {@code cells} cells (rows first..first+cells-1, scrambled) straight into the region. */
   public Map<String, String> load(String table, int cells, long first)
       throws IOException, InterruptedException {
     return call(600_000, "load", table, Integer.toString(cells), Long.toString(first));
+  }
+
+  /**
+   * Fills the table's memstore with cells shaped as PerformanceEvaluation writes them (random
+   * rows below {@code keys}, family info0, {@code valueSize}-byte values) until its heap size is
+   * {@code fraction} of the flush size.
+   */
+  public Map<String, String> fillLikePe(String table, double fraction, int valueSize, int keys)
+      throws IOException, InterruptedException {
+    return call(600_000, "fill", table, Double.toString(fraction), Integer.toString(valueSize),
+        Integer.toString(keys));
   }
 
   /** Runs a full GC in the cluster JVM. */
@@ -312,7 +372,7 @@ public final class Hbase21Cluster implements AutoCloseable {
     Path peOut = spec.workDir.resolve(name + ".out");
     Path samples = spec.workDir.resolve(name + ".latencies");
     List<String> cmd = javaCommand(spec.javaHome, heap, spec.jvmArgs, spec.workDir, peLog,
-        classPath(ServerJar.STOCK, null));
+        Hbase21ClassPath.join(Hbase21ClassPath.load().stock()));
     cmd.add(PE_MAIN);
     cmd.add(info.get("zk.port"));
     cmd.add(samples.toString());

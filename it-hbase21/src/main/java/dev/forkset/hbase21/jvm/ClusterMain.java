@@ -22,6 +22,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.MemoryCompactionPolicy;
+import org.apache.hadoop.hbase.PerformanceEvaluation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Durability;
@@ -41,11 +42,13 @@ import org.apache.hadoop.hbase.util.Bytes;
  * everything else this JVM prints goes to stderr. When stdin closes (the test JVM is gone) it
  * halts at once, so no minicluster outlives its test.
  *
- * <p>Commands: {@code info}; {@code create <table> <NONE|BASIC|EAGER|default>} (one family
- * {@code f}, one region, the update-lock probe installed); {@code probe <table>} (installs the
+ * <p>Commands: {@code info}; {@code create <table> <NONE|BASIC|EAGER|default> [family]} (one family,
+ * {@code f} unless named, one region, the update-lock probe installed; {@code default} leaves
+ * the family's in-memory compaction unset, so the server's setting applies); {@code probe <table>} (installs the
  * probe on the table's regions, for tables created by someone else, idle ones only);
  * {@code load <table> <cells> <first>} (cells straight into the region, batches of 10,000,
- * SKIP_WAL); {@code gc}; {@code flush <table>}; {@code holds <table>}; {@code store <table>};
+ * SKIP_WAL); {@code fill <table> <fraction of flush size> <value size> <keys>} (PE-shaped
+ * cells until the memstore is that full); {@code gc}; {@code flush <table>}; {@code holds <table>}; {@code store <table>} (store files and entries of its first family, memstore class, region, whether the probe is on);
  * {@code jmx <object name pattern>}; {@code stop}.
  */
 public final class ClusterMain {
@@ -109,11 +112,14 @@ public final class ClusterMain {
       case "info":
         return info();
       case "create":
-        return create(w[1], w[2]);
+        return create(w[1], w[2], w.length > 3 ? w[3] : "f");
       case "probe":
         return probe(w[1]);
       case "load":
         return load(w[1], Integer.parseInt(w[2]), Long.parseLong(w[3]));
+      case "fill":
+        return fill(w[1], Double.parseDouble(w[2]), Integer.parseInt(w[3]),
+            Integer.parseInt(w[4]));
       case "gc":
         System.gc();
         return new TreeMap<>();
@@ -150,8 +156,10 @@ public final class ClusterMain {
     return regions.get(0);
   }
 
-  private Map<String, Object> create(String table, String policy) throws Exception {
-    ColumnFamilyDescriptorBuilder cf = ColumnFamilyDescriptorBuilder.newBuilder(FAMILY);
+  private Map<String, Object> create(String table, String policy, String family)
+      throws Exception {
+    ColumnFamilyDescriptorBuilder cf = ColumnFamilyDescriptorBuilder.newBuilder(
+        Bytes.toBytes(family));
     if (!policy.equals("default")) {
       cf.setInMemoryCompaction(MemoryCompactionPolicy.valueOf(policy));
     }
@@ -207,6 +215,40 @@ public final class ClusterMain {
     return out;
   }
 
+  /**
+   * Fills the region's memstore with cells shaped as PerformanceEvaluation writes them (row
+   * {@code PerformanceEvaluation.format} of a random int below {@code keys}, family info0,
+   * qualifier 0, {@code valueSize} random bytes) until its heap size reaches {@code fraction} of
+   * the flush size. Straight into the region, SKIP_WAL: a fast way to a nearly full memstore.
+   */
+  private Map<String, Object> fill(String table, double fraction, int valueSize, int keys)
+      throws Exception {
+    HRegion r = region(table);
+    long target = (long) (fraction * r.getMemStoreFlushSize());
+    byte[] family = Bytes.toBytes(PerformanceEvaluation.FAMILY_NAME_BASE + 0);
+    java.util.Random rnd = new java.util.Random(42);
+    long t0 = System.nanoTime();
+    long cells = 0;
+    while (r.getMemStoreHeapSize() + r.getMemStoreOffHeapSize() < target) {
+      Mutation[] batch = new Mutation[1000];
+      for (int j = 0; j < batch.length; j++) {
+        byte[] value = new byte[valueSize];
+        rnd.nextBytes(value);
+        batch[j] = new Put(PerformanceEvaluation.format(rnd.nextInt(keys)))
+            .addColumn(family, PerformanceEvaluation.COLUMN_ZERO, value)
+            .setDurability(Durability.SKIP_WAL);
+      }
+      r.batchMutate(batch);
+      cells += batch.length;
+    }
+    Map<String, Object> out = new TreeMap<>();
+    out.put("cells", cells);
+    out.put("ms", (System.nanoTime() - t0) / 1_000_000);
+    out.put("heapSize", r.getMemStoreHeapSize());
+    out.put("dataSize", r.getMemStoreDataSize());
+    return out;
+  }
+
   private Map<String, Object> flush(String table) throws Exception {
     HRegion r = region(table);
     if (!UpdatesLockProbe.installed(r)) {
@@ -228,7 +270,8 @@ public final class ClusterMain {
   }
 
   private Map<String, Object> store(String table) throws Exception {
-    HStore s = region(table).getStore(FAMILY);
+    HRegion r = region(table);
+    HStore s = r.getStores().get(0);
     long entries = 0;
     for (HStoreFile f : s.getStorefiles()) {
       entries += f.getReader().getEntries();
@@ -237,6 +280,8 @@ public final class ClusterMain {
     out.put("storeFiles", s.getStorefilesCount());
     out.put("storeFileEntries", entries);
     out.put("memstore", memstore(s).getClass().getName());
+    out.put("region", r.getRegionInfo().getEncodedName());
+    out.put("probed", UpdatesLockProbe.installed(r));
     return out;
   }
 

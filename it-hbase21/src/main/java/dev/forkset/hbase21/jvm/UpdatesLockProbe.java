@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 
 /**
@@ -65,7 +66,8 @@ public final class UpdatesLockProbe {
     if (old.isWriteLocked() || old.getReadLockCount() > 0 || old.hasQueuedThreads()) {
       throw new IllegalStateException("region " + region + " is not idle: " + old);
     }
-    f.set(region, new TimedUpdatesLock(region, old.isFair()));
+    f.set(region, new TimedUpdatesLock(region.getRegionInfo().getTable().getNameAsString(),
+        region.getRegionInfo().getEncodedName(), region::getMemStoreDataSize, old.isFair()));
   }
 
   /** True when the region's update lock is the timed one. */
@@ -93,9 +95,12 @@ public final class UpdatesLockProbe {
   static final class TimedUpdatesLock extends ReentrantReadWriteLock {
     private final TimedWriteLock timedWriteLock;
 
-    TimedUpdatesLock(HRegion region, boolean fair) {
+    /**
+     * @param dataSize read right after the write lock is taken (the region's memstore data size)
+     */
+    TimedUpdatesLock(String table, String region, LongSupplier dataSize, boolean fair) {
       super(fair);
-      this.timedWriteLock = new TimedWriteLock(this, region);
+      this.timedWriteLock = new TimedWriteLock(this, table, region, dataSize);
     }
 
     @Override
@@ -107,7 +112,7 @@ public final class UpdatesLockProbe {
   @SuppressWarnings("serial")
   static final class TimedWriteLock extends ReentrantReadWriteLock.WriteLock {
     private final TimedUpdatesLock owner;
-    private final HRegion region;
+    private final LongSupplier memstoreDataSize;
     private final String table;
     private final String name;
     // Written and read only by the thread holding the write lock.
@@ -115,19 +120,20 @@ public final class UpdatesLockProbe {
     private long waited;
     private long dataSize;
 
-    TimedWriteLock(TimedUpdatesLock owner, HRegion region) {
+    TimedWriteLock(TimedUpdatesLock owner, String table, String region,
+        LongSupplier memstoreDataSize) {
       super(owner);
       this.owner = owner;
-      this.region = region;
-      this.table = region.getRegionInfo().getTable().getNameAsString();
-      this.name = region.getRegionInfo().getEncodedName();
+      this.memstoreDataSize = memstoreDataSize;
+      this.table = table;
+      this.name = region;
     }
 
     private void acquired(long askedAt) {
       if (owner.getWriteHoldCount() == 1) {
         acquiredAt = System.nanoTime();
         waited = acquiredAt - askedAt;
-        dataSize = region.getMemStoreDataSize();
+        dataSize = memstoreDataSize.getAsLong();
       }
     }
 

@@ -94,12 +94,13 @@ public class FlushLockHoldStockVsCustomIT {
   private static Run measure(Path jdk8, ServerJar jar) throws Exception {
     Path dir = Paths.get(System.getProperty("forkset.hbase21.dir", "target/hbase21"),
         FlushLockHoldStockVsCustomIT.class.getSimpleName(), jar.name().toLowerCase(Locale.ROOT));
-    Hbase21Cluster.Builder b = Hbase21Cluster.builder(jdk8, dir).jar(jar).heap("2g")
+    Hbase21Cluster.Builder b = Hbase21Cluster.builder(jdk8, dir).heap("2g")
         // 10^6 cells must stay in one memstore until the test flushes it.
         .site("hbase.hregion.memstore.flush.size", Long.toString(1L << 30))
         .site("hbase.hregion.memstore.block.multiplier", "8");
     if (jar == ServerJar.CUSTOM) {
-      b.moduleJar(Paths.get(System.getProperty("forkset.hbase.module.jar")))
+      b.custom(Paths.get(System.getProperty("forkset.hbase21.custom.jar")),
+          Paths.get(System.getProperty("forkset.hbase.module.jar")))
           .site("hbase.regionserver.memstore.class",
               "org.apache.hadoop.hbase.regionserver.CellCountingMemStore");
     }
