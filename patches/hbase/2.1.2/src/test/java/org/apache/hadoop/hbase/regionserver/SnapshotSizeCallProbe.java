@@ -1,26 +1,28 @@
 package org.apache.hadoop.hbase.regionserver;
 
+import dev.forkset.memstore.agent.CslmSizeHook;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.MemoryCompactionPolicy;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -33,64 +35,92 @@ import org.apache.hadoop.hbase.wal.WAL;
 import org.apache.hadoop.hbase.wal.WALFactory;
 
 /**
- * Runs inside an isolated class loader over ONE hbase-server 2.1.2 jar (stock, or the fork jar plus
- * the hbase-memstore-fix module) and reports, as plain Java values, what a memstore snapshot did:
- * how many times {@code size()} was called on the store's skip list (through {@code CellSet.size()}
- * or directly), and what the snapshot and the flush produced. The same code runs against both jars
- * in one JVM; SnapshotSizeCallsTest compares the two.
- *
- * <p>The count does not depend on the JDK: the store's cell set gets a {@link CountingSkipListMap}
- * as its backing map before any cell is added, so every {@code size()} call is counted whether it
- * is O(n) (JDK 8) or O(1) (JDK 11+).
+ * Runs inside an isolated class loader over ONE hbase-server 2.1.2 jar (stock or custom) and
+ * reports, as plain Java values, what a memstore snapshot and a region flush did: how many
+ * {@code ConcurrentSkipListMap.size()} calls ran (counted by the CslmSizeHook agent, so the count
+ * does not depend on the JDK), how many of them while the region's update lock was held, and what
+ * the snapshot and the flush produced. No memstore class key is set: the store gets what HBase
+ * picks for the family's in-memory compaction (NONE: DefaultMemStore; BASIC, EAGER:
+ * CompactingMemStore), as on a RegionServer with the custom jar dropped in.
  */
 public final class SnapshotSizeCallProbe {
   private static final byte[] FAMILY = Bytes.toBytes("f");
   private static final byte[] QUALIFIER = Bytes.toBytes("q");
-  /** The O(1) memstore of the module; the stock jar ignores this key for the default memstore. */
-  private static final String MEMSTORE = "org.apache.hadoop.hbase.regionserver.CellCountingMemStore";
+  /** Prefix of a policy set for every store in the configuration instead of the family. */
+  public static final String GLOBAL = "site:";
+  /** Region flush size of the probe's tables: small, so CompactingMemStore flushes in memory. */
+  private static final long FLUSH_SIZE = 4L << 20;
 
   private SnapshotSizeCallProbe() {}
 
-  /** A skip list that counts its {@code size()} calls. */
-  static final class CountingSkipListMap extends ConcurrentSkipListMap<Cell, Cell> {
-    private static final long serialVersionUID = 1L;
-    final AtomicLong sizeCalls = new AtomicLong();
+  /** Counts size() calls on one thread, and those made while a lock's write side is held. */
+  static final class SizeCalls implements Runnable {
+    final Thread thread = Thread.currentThread();
+    final AtomicLong all = new AtomicLong();
+    final AtomicLong underLock = new AtomicLong();
+    final AtomicReference<Throwable> firstUnderLock = new AtomicReference<>();
+    private final ReentrantReadWriteLock lock;
 
-    CountingSkipListMap(Comparator<? super Cell> comparator) {
-      super(comparator);
+    SizeCalls(ReentrantReadWriteLock lock) {
+      this.lock = lock;
     }
 
     @Override
-    public int size() {
-      sizeCalls.incrementAndGet();
-      return super.size();
+    public void run() {
+      if (Thread.currentThread() != thread) {
+        return;
+      }
+      all.incrementAndGet();
+      if (lock != null && lock.isWriteLockedByCurrentThread()) {
+        underLock.incrementAndGet();
+        firstUnderLock.compareAndSet(null, new Throwable("size() under the update lock"));
+      }
     }
   }
 
   /**
-   * Loads {@code cells} cells (plus {@code increments} rounds of increments on a VERSIONS=1 family,
-   * which go through upsert), snapshots the memstore directly, then in a second region flushes
-   * the same data and reads it back.
+   * Loads {@code cells} cells and {@code increments} increment rounds on 50 counters (the family
+   * keeps one version, so increments go through upsert and remove cells) into a region whose
+   * family uses {@code policy} (NONE, BASIC, EAGER; or "site:BASIC": the family says nothing and
+   * hbase.hregion.compacting.memstore.type=BASIC is in the configuration); snapshots its memstore directly; then loads the same into a second
+   * region, flushes it and reads it back.
    */
-  public static Map<String, Object> run(int cells, int increments) throws Exception {
+  public static Map<String, Object> run(String policy, int cells, int increments)
+      throws Exception {
+    if (!CslmSizeHook.installed()) {
+      throw new IllegalStateException("The CslmSizeAgent is not loaded (-javaagent)");
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     java.nio.file.Path root = Files.createTempDirectory("snapshot-probe");
     Configuration conf = HBaseConfiguration.create();
+    MemoryCompactionPolicy compaction = null;
+    if (policy.startsWith(GLOBAL)) {
+      // The seed's advice: the type in hbase-site.xml, the family says nothing.
+      conf.set(CompactingMemStore.COMPACTING_MEMSTORE_TYPE_KEY, policy.substring(GLOBAL.length()));
+    } else {
+      compaction = MemoryCompactionPolicy.valueOf(policy);
+    }
     conf.set(HConstants.HBASE_DIR, root.toUri().toString());
-    conf.set(HStore.MEMSTORE_CLASS_NAME, MEMSTORE);
     conf.set("hbase.wal.provider", "filesystem");
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
     ChunkCreator.initialize(MemStoreLAB.CHUNK_SIZE_DEFAULT, false, 0, 0, 0, null);
 
     // 1. snapshot() and the MemStoreSnapshot it returns, on a directly driven store.
-    HRegion region = open(conf, root, "direct");
+    HRegion region = open(conf, root, "direct", compaction);
     try {
       HStore store = region.getStore(FAMILY);
       out.put("memstoreClass", store.memstore.getClass().getName());
-      CountingSkipListMap map = countSizeCalls(store);
       load(region, cells, increments);
-      long beforeSnapshot = map.sizeCalls.get();
-      MemStoreSnapshot snapshot = store.memstore.snapshot();
+      SizeCalls calls = new SizeCalls(null);
+      Runnable previous = CslmSizeHook.listen(calls);
+      MemStoreSnapshot snapshot;
+      try {
+        snapshot = store.memstore.snapshot();
+        snapshot.getCellsCount();
+      } finally {
+        CslmSizeHook.listen(previous);
+      }
+      out.put("snapshotSizeCalls", calls.all.get());
       Map<String, Object> reported = new LinkedHashMap<>();
       reported.put("cellsCount", snapshot.getCellsCount());
       reported.put("dataSize", snapshot.getDataSize());
@@ -98,12 +128,9 @@ public final class SnapshotSizeCallProbe {
       reported.put("offHeapSize", snapshot.getMemStoreSize().getOffHeapSize());
       reported.put("timeRangeMin", snapshot.getTimeRangeTracker().getMin());
       reported.put("tagsPresent", snapshot.isTagsPresent());
-      List<KeyValueScanner> scanners = snapshot.getScanners();
-      out.put("snapshotSizeCalls", map.sizeCalls.get() - beforeSnapshot);
-      out.put("loadSizeCalls", beforeSnapshot);
       long iterated = 0;
       MessageDigest digest = sha256();
-      for (KeyValueScanner scanner : scanners) {
+      for (KeyValueScanner scanner : snapshot.getScanners()) {
         for (Cell c = scanner.next(); c != null; c = scanner.next()) {
           iterated++;
           update(digest, c);
@@ -120,25 +147,31 @@ public final class SnapshotSizeCallProbe {
     }
 
     // 2. the same data through a real region flush, then read back from the store file.
-    region = open(conf, root, "flush");
+    region = open(conf, root, "flush", compaction);
     try {
       HStore store = region.getStore(FAMILY);
-      CountingSkipListMap map = countSizeCalls(store);
       load(region, cells, increments);
-      long beforeFlush = map.sizeCalls.get();
-      HRegion.FlushResult result = region.flush(true);
-      out.put("flushSizeCalls", map.sizeCalls.get() - beforeFlush);
-      out.put("flushResult", result.getResult().name());
-      out.put("storeFiles", store.getStorefilesCount());
-      long entries = 0;
-      for (HStoreFile f : store.getStorefiles()) {
-        entries += f.getReader().getEntries();
+      SizeCalls calls = new SizeCalls(updatesLock(region));
+      Runnable previous = CslmSizeHook.listen(calls);
+      HRegion.FlushResult result;
+      try {
+        result = region.flush(true);
+      } finally {
+        CslmSizeHook.listen(previous);
       }
-      out.put("storeFileEntries", entries);
+      out.put("flushSizeCalls", calls.all.get());
+      out.put("flushSizeCallsUnderLock", calls.underLock.get());
+      Throwable first = calls.firstUnderLock.get();
+      if (first != null) {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        first.printStackTrace(new java.io.PrintWriter(trace));
+        out.put("firstSizeCallUnderLock", trace.toString());
+      }
+      out.put("flushResult", result.getResult().name());
       out.put("memstoreAfterFlush", region.getMemStoreDataSize());
       MessageDigest digest = sha256();
       long read = 0;
-      try (RegionScanner scanner = region.getScanner(new Scan().readAllVersions())) {
+      try (RegionScanner scanner = region.getScanner(new Scan())) {
         List<Cell> row = new ArrayList<>();
         boolean more;
         do {
@@ -152,6 +185,7 @@ public final class SnapshotSizeCallProbe {
       }
       out.put("flushedCellsRead", read);
       out.put("flushedDigest", Bytes.toHex(digest.digest()));
+      out.put("storeFiles", store.getStorefilesCount());
     } finally {
       region.close();
       region.getWAL().close();
@@ -159,11 +193,20 @@ public final class SnapshotSizeCallProbe {
     return out;
   }
 
-  private static HRegion open(Configuration conf, java.nio.file.Path root, String name)
-      throws IOException {
+  static ReentrantReadWriteLock updatesLock(HRegion region) throws ReflectiveOperationException {
+    Field f = HRegion.class.getDeclaredField("updatesLock");
+    f.setAccessible(true);
+    return (ReentrantReadWriteLock) f.get(region);
+  }
+
+  static HRegion open(Configuration conf, java.nio.file.Path root, String name,
+      MemoryCompactionPolicy compaction) throws IOException {
     TableDescriptor td = TableDescriptorBuilder.newBuilder(TableName.valueOf(name))
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1)
-            .build())
+        .setMemStoreFlushSize(FLUSH_SIZE)
+        .setColumnFamily(compaction == null
+            ? ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1).build()
+            : ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1)
+                .setInMemoryCompaction(compaction).build())
         .build();
     RegionInfo ri = RegionInfoBuilder.newBuilder(td.getTableName()).build();
     Path rootDir = new Path(root.resolve(name).toUri().toString());
@@ -173,23 +216,8 @@ public final class SnapshotSizeCallProbe {
     return HRegion.createHRegion(ri, rootDir, conf, td, wal, true);
   }
 
-  /** Gives the active segment's cell set a counting backing map (it is still empty). */
-  private static CountingSkipListMap countSizeCalls(HStore store) throws ReflectiveOperationException {
-    CellSet cellSet = ((AbstractMemStore) store.memstore).getActive().getCellSet();
-    Field delegatee = CellSet.class.getDeclaredField("delegatee");
-    delegatee.setAccessible(true);
-    @SuppressWarnings("unchecked")
-    NavigableMap<Cell, Cell> old = (NavigableMap<Cell, Cell>) delegatee.get(cellSet);
-    if (!old.isEmpty()) {
-      throw new IllegalStateException("active segment not empty");
-    }
-    CountingSkipListMap map = new CountingSkipListMap(old.comparator());
-    delegatee.set(cellSet, map);
-    return map;
-  }
-
   /** Puts {@code cells} small cells in batches of 1000, then {@code increments} increment rounds. */
-  private static void load(HRegion region, int cells, int increments) throws IOException {
+  static void load(HRegion region, int cells, int increments) throws IOException {
     final int batch = 1000;
     for (int i = 0; i < cells; i += batch) {
       int n = Math.min(batch, cells - i);
@@ -197,6 +225,7 @@ public final class SnapshotSizeCallProbe {
       for (int j = 0; j < n; j++) {
         puts[j] = new Put(Bytes.toBytes(String.format("row-%08d", i + j)), 1000L + i + j)
             .addColumn(FAMILY, QUALIFIER, Bytes.toBytes(i + j));
+        puts[j].setDurability(Durability.SKIP_WAL);
       }
       region.batchMutate(puts);
     }
