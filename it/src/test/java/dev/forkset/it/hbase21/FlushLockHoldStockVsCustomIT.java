@@ -99,10 +99,9 @@ public class FlushLockHoldStockVsCustomIT {
         .site("hbase.hregion.memstore.flush.size", Long.toString(1L << 30))
         .site("hbase.hregion.memstore.block.multiplier", "8");
     if (jar == ServerJar.CUSTOM) {
+      // No memstore setting: the custom jar counts cells for every memstore type by default.
       b.custom(Paths.get(System.getProperty("forkset.hbase21.custom.jar")),
-          Paths.get(System.getProperty("forkset.hbase.module.jar")))
-          .site("hbase.regionserver.memstore.class",
-              "org.apache.hadoop.hbase.regionserver.CellCountingMemStore");
+          Paths.get(System.getProperty("forkset.hbase.module.jar")));
     }
     Run run = new Run(jar);
     try (Hbase21Cluster cluster = b.start()) {
@@ -156,13 +155,15 @@ public class FlushLockHoldStockVsCustomIT {
 
   @Test
   public void stockFlushHoldsTheUpdateLockLongerWithMoreCells() {
-    // Measured here: about 100x (1.5 ms vs 170 ms). 5x still says "grows with the cells".
-    assertTrue(stock.toString(), stock.ratio() >= 5);
+    // Measured here: 24x to 117x (1.3-1.5 ms at 10^4 cells, 31-170 ms at 10^6: the walk's
+    // speed depends on where the skip list's nodes lie in the heap). The bound only has to be
+    // clearly above what the custom jar must stay under (3x), to show the probe sees the walk.
+    assertTrue(stock.toString(), stock.ratio() >= 4);
   }
 
   @Test
   public void customFlushHoldIsFlatFrom10kTo1mCells() {
-    // Measured here: about 1x (0.3 ms at both sizes).
+    // Measured here: 0.8x to 1.1x (0.3-0.4 ms at both sizes).
     assertTrue(custom.toString(), custom.ratio() <= 3);
   }
 }

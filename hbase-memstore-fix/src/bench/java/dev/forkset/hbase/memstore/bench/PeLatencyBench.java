@@ -143,11 +143,8 @@ public final class PeLatencyBench {
         .site("hbase.regionserver.region.split.policy",
             "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy");
     if (v.jar == ServerJar.CUSTOM) {
+      // No memstore setting: the custom jar counts cells for every memstore type by default.
       b.custom(fork, module);
-      if (!v.basic) {
-        b.site("hbase.regionserver.memstore.class",
-            "org.apache.hadoop.hbase.regionserver.CellCountingMemStore");
-      }
     }
     if (v.basic) {
       // As the field report set it: for every table, in hbase-site.xml.

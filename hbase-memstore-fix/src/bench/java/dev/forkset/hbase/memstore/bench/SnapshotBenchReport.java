@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 public final class SnapshotBenchReport {
   private static final String[] SIZES = {"10000", "100000", "1000000"};
   private static final String[] JARS = {"stock", "fixed"};
-  private static final String[] SERIES = {"stock 2.1.2 (DefaultMemStore)", "custom 2.1.2 (fixed)"};
+  private static final String[] SERIES = {"stock 2.1.2", "custom 2.1.2"};
 
   private SnapshotBenchReport() {}
 
@@ -38,7 +38,8 @@ public final class SnapshotBenchReport {
       v[j][s] = new double[] {num(run, "50.0"), num(run, "score"), num(run, "scoreError"),
           num(run, "0.0"), num(run, "100.0")};
     }
-    ResultTable t = new ResultTable("cells", SERIES[0] + ", us", SERIES[1] + ", us",
+    ResultTable t = new ResultTable("cells", SERIES[0] + " DefaultMemStore, us",
+        SERIES[1] + " DefaultMemStore, us",
         "stock / custom");
     Map<String, double[]> chart = new LinkedHashMap<>();
     for (int j = 0; j < JARS.length; j++) {
