@@ -1,99 +1,140 @@
 package dev.forkset.hbase.memstore;
 
-import java.util.Locale;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 
 /**
- * Every configuration key of hbase-memstore-fix, with its default and meaning. Keys go in
- * hbase-site.xml of the RegionServers (or, for the threshold, in a table descriptor's
- * configuration to override it for one table).
+ * Every setting of hbase-memstore-fix: name, default, accepted values, where it may be set and
+ * what it does, and one {@link #read} that validates them all into an immutable value.
+ *
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>The fixes are patches of hbase-server (patches/hbase/&lt;line&gt;/), so HBase's own code
+ *       reads the settings, as upstream would: {@code HRegion} for each region (site or table
+ *       value; a table value that is not valid is logged with the table, key and value and the
+ *       RegionServer's value used), {@code MetricsRegionServer} once at RegionServer start (a
+ *       value that is not valid stops the start with a message naming the key).</li>
+ *   <li>{@link #read} validates with that same code ({@code HRegion.getFlushUpdatesLockWarnMs}),
+ *       so this class and the RegionServer cannot disagree; {@code main} runs it on a
+ *       configuration before a rolling restart.</li>
+ *   <li>Durations are read with Hadoop's {@code Configuration.getTimeDuration}: {@code 100},
+ *       {@code 100ms}, {@code 2s} all work.</li>
+ *   <li>The settings table of docs/hbase-memstore-fix.md is rendered from {@link #settings()}
+ *       ({@code SettingsDocTest} fails when they differ).</li>
+ * </ol>
  */
 public final class MemstoreFixConfig {
-  /**
-   * WARN when a flush holds a region's update lock longer than this. A duration: a positive number
-   * with a unit ns, us, ms, s, m or h (for example {@code 100ms}, {@code 0.5s}); a bare number is
-   * milliseconds. Anything else, zero or negative fails the RegionServer at start.
-   */
-  public static final String WARN_THRESHOLD_KEY = "forkset.memstore.flush.lock.warn.threshold";
 
-  /** Default of {@link #WARN_THRESHOLD_KEY}: 100 ms, well above a healthy hold (under 1 ms). */
-  public static final String WARN_THRESHOLD_DEFAULT = "100ms";
+  /** One documented setting. */
+  public static final class Setting {
+    /** The key, as in hbase-site.xml. */
+    public final String name;
+    /** The default, as an operator would write it. */
+    public final String defaultValue;
+    /** The accepted values, in words. */
+    public final String accepted;
+    /** Where it may be set: site (hbase-site.xml), table, family. */
+    public final String scope;
+    /** What it does. */
+    public final String doc;
 
-  /**
-   * HBase's key for the memstore class. On the hbase 2.1.2 fork jar it also applies to stores
-   * without in-memory compaction; set it to {@link #CELL_COUNTING_MEMSTORE} there.
-   */
-  public static final String MEMSTORE_CLASS_KEY = "hbase.regionserver.memstore.class";
-
-  /** The O(1)-snapshot memstore for HBase 2.0/2.1 (compiled against 2.1.2, Java 8). */
-  public static final String CELL_COUNTING_MEMSTORE =
-      "org.apache.hadoop.hbase.regionserver.CellCountingMemStore";
-
-  /** HBase's key for RegionServer coprocessors; list {@link #COPROCESSOR} in it. */
-  public static final String RS_COPROCESSORS_KEY = "hbase.coprocessor.regionserver.classes";
-
-  /** HBase's key for coprocessors loaded on every region; list {@link #COPROCESSOR} in it. */
-  public static final String REGION_COPROCESSORS_KEY = "hbase.coprocessor.region.classes";
-
-  /** The coprocessor that exports the flush update-lock hold metric (HBase 2.6 / 3.0 fork jars). */
-  public static final String COPROCESSOR = "dev.forkset.hbase.memstore.FlushLockHoldCoprocessor";
-
-  /** A number and an optional unit. */
-  private static final Pattern DURATION =
-      Pattern.compile("\\s*(\\d+(?:\\.\\d+)?)\\s*(ns|us|ms|s|m|min|h)?\\s*");
-
-  private MemstoreFixConfig() {}
-
-  /**
-   * The WARN threshold in nanoseconds.
-   * @throws IllegalArgumentException naming {@link #WARN_THRESHOLD_KEY} when the value is not a
-   *     positive duration
-   */
-  public static long warnThresholdNanos(Configuration conf) {
-    return parsePositiveDuration(WARN_THRESHOLD_KEY,
-        conf.get(WARN_THRESHOLD_KEY, WARN_THRESHOLD_DEFAULT));
+    Setting(String name, String defaultValue, String accepted, String scope, String doc) {
+      this.name = name;
+      this.defaultValue = defaultValue;
+      this.accepted = accepted;
+      this.scope = scope;
+      this.doc = doc;
+    }
   }
 
-  /** Parses {@code value} of {@code key} as a positive duration; see {@link #WARN_THRESHOLD_KEY}. */
-  static long parsePositiveDuration(String key, String value) {
-    Matcher m = DURATION.matcher(value == null ? "" : value.toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new IllegalArgumentException(key + " = '" + value + "' is not a duration. Set it to"
-          + " a positive number with a unit ns, us, ms, s, m or h, for example '100ms' (a bare"
-          + " number means milliseconds), or remove it for the default " + WARN_THRESHOLD_DEFAULT
-          + ".");
-    }
-    double amount = Double.parseDouble(m.group(1));
-    String unit = m.group(2) == null ? "ms" : m.group(2);
-    double nanos = amount * unitNanos(unit);
-    if (!(nanos >= 1)) {
-      throw new IllegalArgumentException(key + " = '" + value + "' is not a positive duration."
-          + " Set it above zero, for example '100ms', or remove it for the default "
-          + WARN_THRESHOLD_DEFAULT + ".");
-    }
-    return nanos >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) nanos;
+  private static final List<Setting> ALL = new ArrayList<>();
+
+  /** WARN threshold of the flush updates-lock metric (the 0101 patch on 2.6.4, 0002 on 2.1.2). */
+  public static final Setting FLUSH_UPDATES_LOCK_WARN_MS = add(
+      "hbase.hregion.flush.updates.lock.warn.ms", "100",
+      "a duration of at least 1 ms, such as 100, 100ms or 2s (no unit means ms)",
+      "site, table",
+      "A flush that blocks writes to a region longer than this (it waits for the region's updates"
+          + " lock, then holds it while it snapshots the memstores) logs a WARN naming the region,"
+          + " the wait and the hold. A table's value (alter 't', CONFIGURATION => {...}) applies"
+          + " to its regions; one that is not valid is logged once per region with the table, key"
+          + " and value, and the RegionServer's value is used. A site value that is not valid"
+          + " stops the RegionServer start with a message naming the key.");
+
+  /** The value of {@link #FLUSH_UPDATES_LOCK_WARN_MS}, in milliseconds. */
+  public final long flushUpdatesLockWarnMs;
+
+  private MemstoreFixConfig(Configuration conf) {
+    this.flushUpdatesLockWarnMs = HRegion.getFlushUpdatesLockWarnMs(conf);
   }
 
-  private static long unitNanos(String unit) {
-    switch (unit) {
-      case "ns":
-        return 1L;
-      case "us":
-        return TimeUnit.MICROSECONDS.toNanos(1);
-      case "ms":
-        return TimeUnit.MILLISECONDS.toNanos(1);
-      case "s":
-        return TimeUnit.SECONDS.toNanos(1);
-      case "m":
-      case "min":
-        return TimeUnit.MINUTES.toNanos(1);
-      case "h":
-        return TimeUnit.HOURS.toNanos(1);
-      default:
-        throw new AssertionError(unit);
+  /**
+   * Reads and validates every setting.
+   * @throws IllegalArgumentException {@code <key>='<value>' is not valid. Accepted: <accepted>.
+   *     <how to fix>} for the first setting that is not valid
+   */
+  public static MemstoreFixConfig read(Configuration conf) {
+    return new MemstoreFixConfig(conf);
+  }
+
+  /** Every setting, in the order of the documentation. */
+  public static List<Setting> settings() {
+    return Collections.unmodifiableList(ALL);
+  }
+
+  private static Setting add(String name, String defaultValue, String accepted, String scope,
+      String doc) {
+    Setting s = new Setting(name, defaultValue, accepted, scope, doc);
+    ALL.add(s);
+    return s;
+  }
+
+  /**
+   * The settings table of the module's document: {@code | setting | default | accepted |
+   * meaning |}, one row per setting.
+   */
+  public static String settingsTable() {
+    StringBuilder md = new StringBuilder();
+    md.append("| setting | default | accepted | meaning |\n");
+    md.append("|---|---|---|---|\n");
+    for (Setting s : ALL) {
+      md.append("| `").append(s.name).append("` | `").append(s.defaultValue).append("` | ")
+          .append(s.accepted).append(" | ").append(s.doc).append(" Scope: ").append(s.scope)
+          .append(". |\n");
+    }
+    return md.toString();
+  }
+
+  @Override
+  public String toString() {
+    return FLUSH_UPDATES_LOCK_WARN_MS.name + "=" + flushUpdatesLockWarnMs + "ms";
+  }
+
+  /**
+   * Checks the configuration on the class path (hbase-site.xml), as a RegionServer would read it:
+   * prints the values and exits 0, or prints the problem and exits 1. For use before a rolling
+   * restart: {@code java -cp "$(hbase classpath)" dev.forkset.hbase.memstore.MemstoreFixConfig}.
+   */
+  public static void main(String[] args) {
+    int status = check(HBaseConfiguration.create(), System.out, System.err);
+    if (status != 0) {
+      System.exit(status);
+    }
+  }
+
+  /** {@link #main}: prints the values to {@code out} (0) or the problem to {@code err} (1). */
+  static int check(Configuration conf, PrintStream out, PrintStream err) {
+    try {
+      out.println(read(conf));
+      return 0;
+    } catch (IllegalArgumentException e) {
+      err.println(e.getMessage());
+      return 1;
     }
   }
 }

@@ -4,55 +4,78 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.util.concurrent.TimeUnit;
+import dev.forkset.hbase.memstore.MemstoreFixConfig.Setting;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.Test;
 
 public class MemstoreFixConfigTest {
+  private static final String KEY = MemstoreFixConfig.FLUSH_UPDATES_LOCK_WARN_MS.name;
 
-  private static long threshold(String value) {
+  private static MemstoreFixConfig read(String value) {
     Configuration conf = new Configuration(false);
     if (value != null) {
-      conf.set(MemstoreFixConfig.WARN_THRESHOLD_KEY, value);
+      conf.set(KEY, value);
     }
-    return MemstoreFixConfig.warnThresholdNanos(conf);
+    return MemstoreFixConfig.read(conf);
   }
 
-  private static void assertRejected(String value) {
-    try {
-      long nanos = threshold(value);
-      fail("'" + value + "' accepted as " + nanos + " ns");
-    } catch (IllegalArgumentException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(MemstoreFixConfig.WARN_THRESHOLD_KEY));
-      assertTrue(e.getMessage(), e.getMessage().contains("'" + value + "'"));
+  @Test
+  public void defaultWarnThresholdIsTheDocumentedOne() {
+    assertEquals(Long.parseLong(MemstoreFixConfig.FLUSH_UPDATES_LOCK_WARN_MS.defaultValue),
+        read(null).flushUpdatesLockWarnMs);
+  }
+
+  @Test
+  public void warnThresholdIsAHadoopDuration() {
+    assertEquals(250, read("250").flushUpdatesLockWarnMs);
+    assertEquals(250, read("250ms").flushUpdatesLockWarnMs);
+    assertEquals(2000, read("2s").flushUpdatesLockWarnMs);
+    assertEquals(60_000, read("1m").flushUpdatesLockWarnMs);
+    assertEquals(1, read("1000us").flushUpdatesLockWarnMs);
+  }
+
+  @Test
+  public void badWarnThresholdIsRejectedNamingKeyValueAcceptedAndFix() {
+    for (String bad : new String[] {"0", "0ms", "-5", "500us", "0.5s", "abc", "10 parsecs", ""}) {
+      try {
+        MemstoreFixConfig c = read(bad);
+        fail("'" + bad + "' accepted as " + c);
+      } catch (IllegalArgumentException e) {
+        assertEquals(KEY + "='" + bad + "' is not valid. Accepted: "
+            + MemstoreFixConfig.FLUSH_UPDATES_LOCK_WARN_MS.accepted + ". Remove it for the default "
+            + MemstoreFixConfig.FLUSH_UPDATES_LOCK_WARN_MS.defaultValue + " ms.", e.getMessage());
+      }
     }
   }
 
   @Test
-  public void defaultThresholdIs100Milliseconds() {
-    assertEquals(TimeUnit.MILLISECONDS.toNanos(100), threshold(null));
+  public void checkPrintsTheValuesOrTheProblem() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Configuration conf = new Configuration(false);
+    conf.set(KEY, "2s");
+    assertEquals(0, MemstoreFixConfig.check(conf, new PrintStream(out, true, "UTF-8"),
+        new PrintStream(err, true, "UTF-8")));
+    assertEquals(KEY + "=2000ms", out.toString("UTF-8").trim());
+    conf.set(KEY, "soon");
+    assertEquals(1, MemstoreFixConfig.check(conf, new PrintStream(out, true, "UTF-8"),
+        new PrintStream(err, true, "UTF-8")));
+    String problem = err.toString("UTF-8");
+    assertTrue(problem, problem.startsWith(KEY + "='soon' is not valid."));
   }
 
   @Test
-  public void thresholdAcceptsEveryUnitAndBareMilliseconds() {
-    assertEquals(TimeUnit.MILLISECONDS.toNanos(250), threshold("250ms"));
-    assertEquals(TimeUnit.MILLISECONDS.toNanos(500), threshold("0.5s"));
-    assertEquals(TimeUnit.MICROSECONDS.toNanos(1500), threshold("1500us"));
-    assertEquals(7, threshold("7ns"));
-    assertEquals(TimeUnit.MINUTES.toNanos(2), threshold(" 2 m "));
-    assertEquals(TimeUnit.HOURS.toNanos(1), threshold("1H"));
-    assertEquals(TimeUnit.MILLISECONDS.toNanos(40), threshold("40"));
-  }
-
-  @Test
-  public void thresholdThatIsNotAPositiveDurationIsRejectedNamingTheKey() {
-    assertRejected("0");
-    assertRejected("0ms");
-    assertRejected("0.1ns");
-    assertRejected("-5ms");
-    assertRejected("abc");
-    assertRejected("10 parsecs");
-    assertRejected("");
-    assertRejected("ms");
+  public void everySettingIsDocumentedOnce() {
+    Set<String> names = new HashSet<>();
+    for (Setting s : MemstoreFixConfig.settings()) {
+      assertTrue("twice: " + s.name, names.add(s.name));
+      assertTrue(s.name, !s.defaultValue.isEmpty() && !s.accepted.isEmpty() && !s.doc.isEmpty());
+      assertTrue(s.name + " scope " + s.scope,
+          s.scope.matches("(site|table|family)(, (table|family))*"));
+    }
   }
 }
