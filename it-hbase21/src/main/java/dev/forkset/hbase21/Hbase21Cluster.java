@@ -228,8 +228,11 @@ public final class Hbase21Cluster implements AutoCloseable {
         + "-gc.log");
   }
 
-  /** Sends one command and returns its answer; fails with the log tail on an error answer. */
-  public Map<String, String> call(long timeoutMs, String... words)
+  /**
+   * Sends one command and returns its answer; fails with the log tail on an error answer. One
+   * command at a time: callers on several threads take turns.
+   */
+  public synchronized Map<String, String> call(long timeoutMs, String... words)
       throws IOException, InterruptedException {
     String line = String.join(" ", words);
     stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));

@@ -46,6 +46,8 @@ public class FlushLockHoldStockVsCustomIT {
     final ServerJar jar;
     Map<String, String> info;
     String memstore;
+    /** The RegionServer's flushUpdatesLock* histograms (custom jar only), "sub:attribute". */
+    Map<String, String> metrics;
     final List<Long> small = new ArrayList<>();
     final List<Long> large = new ArrayList<>();
 
@@ -123,6 +125,7 @@ public class FlushLockHoldStockVsCustomIT {
         run.large.add(loadAndFlush(cluster, "cells_1e6", LARGE, row, (i + 1L) * LARGE));
         row += LARGE;
       }
+      run.metrics = cluster.jmx("Hadoop:service=HBase,name=RegionServer,sub=Server");
     }
     return run;
   }
@@ -151,6 +154,26 @@ public class FlushLockHoldStockVsCustomIT {
     assertTrue(custom.info.get("patches"), !custom.info.get("patches").equals("none"));
     assertTrue(custom.info.get("hregion.jar"), custom.info.get("hregion.jar")
         .endsWith("hbase-server-2.1.2-fork.jar"));
+  }
+
+  /** The custom jar's own metric counted the flushes (one wait and one hold each). */
+  @Test
+  public void customJarReportsEveryFlushInItsRegionServerMetrics() {
+    int flushes = WARMUP_FLUSHES + SMALL_FLUSHES + LARGE_FLUSHES;
+    for (String h : new String[] {"flushUpdatesLockHoldTime", "flushUpdatesLockWaitTime"}) {
+      assertTrue(h + " in " + custom.metrics, ops(custom.metrics, h) >= flushes);
+      assertEquals(h + " on the stock jar", -1, ops(stock.metrics, h));
+    }
+  }
+
+  /** _num_ops of a histogram (attribute names are matched ignoring case), -1 when absent. */
+  private static long ops(Map<String, String> metrics, String histogram) {
+    for (Map.Entry<String, String> e : metrics.entrySet()) {
+      if (e.getKey().equalsIgnoreCase("Server:" + histogram + "_num_ops")) {
+        return (long) Double.parseDouble(e.getValue());
+      }
+    }
+    return -1;
   }
 
   @Test

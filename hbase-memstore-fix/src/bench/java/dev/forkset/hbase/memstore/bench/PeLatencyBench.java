@@ -79,6 +79,8 @@ public final class PeLatencyBench {
     long[] flushedBytes = new long[0];
     /** Stop-the-world pauses of the cluster JVM during the measured run, ms, from its GC log. */
     double[] pausesMs = new double[0];
+    /** The custom jar's RegionServer metrics over the measured run; null on the stock jar. */
+    RegionServerLockMetrics metric;
 
     Result(Variant variant) {
       this.variant = variant;
@@ -172,8 +174,16 @@ public final class PeLatencyBench {
       int gcLinesBefore = lines(cluster.gcLogFile()).size();
       System.out.printf(Locale.ROOT, "%s: measuring %,d puts (%d threads)%n", v.label,
           (long) threads * rows, threads);
-      Hbase21Cluster.PeResult pe = cluster.performanceEvaluation("pe-run", clientHeap,
-          peArgs(threads, rows), 3_600_000);
+      RegionServerLockMetrics metric = new RegionServerLockMetrics(cluster);
+      metric.start();
+      Hbase21Cluster.PeResult pe;
+      try {
+        pe = cluster.performanceEvaluation("pe-run", clientHeap, peArgs(threads, rows),
+            3_600_000);
+      } finally {
+        metric.stop();
+      }
+      r.metric = metric.present() ? metric : null;
       r.pe = pe.values;
       Map<String, String> store = cluster.store(TABLE);
       if (!region.equals(store.get("region")) || !"true".equals(store.get("probed"))) {
@@ -189,6 +199,85 @@ public final class PeLatencyBench {
           Arrays.toString(Arrays.stream(r.holdNanos).mapToObj(h -> ms(h)).toArray()));
     }
     return r;
+  }
+
+  /**
+   * The custom jar's flush updates-lock histograms (RegionServer metrics, ms, every region of the
+   * RegionServer), followed over a run. HBase resets a histogram's percentiles, min and max each
+   * time its source is snapshotted (a JMX read after the cache expired, or a metrics period with
+   * a sink), so this reads the bean every 2 s and keeps the largest max it saw; _num_ops counts
+   * from the start of the RegionServer.
+   */
+  static final class RegionServerLockMetrics {
+    private static final String BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
+    private final Hbase21Cluster cluster;
+    private final Thread poller;
+    private volatile boolean running = true;
+    private long opsBefore = -1;
+    private long opsAfter = -1;
+    private double holdMax;
+    private double waitMax;
+    private IOException failure;
+
+    RegionServerLockMetrics(Hbase21Cluster cluster) {
+      this.cluster = cluster;
+      this.poller = new Thread(() -> {
+        while (running) {
+          poll();
+          try {
+            Thread.sleep(2_000);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "rs-metrics-poller");
+      this.poller.setDaemon(true);
+    }
+
+    void start() {
+      poll();
+      opsBefore = opsAfter;
+      poller.start();
+    }
+
+    void stop() throws IOException, InterruptedException {
+      running = false;
+      poller.interrupt();
+      poller.join();
+      poll();
+      if (failure != null) {
+        throw failure;
+      }
+    }
+
+    boolean present() {
+      return opsBefore >= 0;
+    }
+
+    long flushes() {
+      return opsAfter - opsBefore;
+    }
+
+    private synchronized void poll() {
+      try {
+        Map<String, String> m = cluster.jmx(BEAN);
+        for (Map.Entry<String, String> e : m.entrySet()) {
+          String k = e.getKey().toLowerCase(Locale.ROOT);
+          double v = Double.parseDouble(e.getValue());
+          if (k.endsWith(":flushupdateslockholdtime_num_ops")) {
+            opsAfter = (long) v;
+          } else if (k.endsWith(":flushupdateslockholdtime_max")) {
+            holdMax = Math.max(holdMax, v);
+          } else if (k.endsWith(":flushupdateslockwaittime_max")) {
+            waitMax = Math.max(waitMax, v);
+          }
+        }
+      } catch (IOException e) {
+        failure = e;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private static List<String> lines(Path file) throws IOException {
@@ -229,7 +318,7 @@ public final class PeLatencyBench {
     ResultTable t = new ResultTable("server", "memstore", "puts", "puts/s", "P50 ms", "P99 ms",
         "P99.9 ms", "P99.99 ms", "P99.999 ms", "max ms", "update-lock holds",
         "hold ms, median / max", "memstore data MB at the longest hold", "lock wait max ms",
-        "GC pauses over 100 ms (longest ms)");
+        "RegionServer metric: holds, hold max ms, wait max ms", "GC pauses over 100 ms (longest ms)");
     Map<String, double[]> chart = new LinkedHashMap<>();
     for (Result r : results) {
       int longest = 0;
@@ -251,6 +340,8 @@ public final class PeLatencyBench {
               + ms(holds[holds.length - 1]),
           holds.length == 0 ? "-" : ResultTable.num(r.flushedBytes[longest] / 1048576.0, 0),
           r.waitNanos.length == 0 ? "-" : ms(Arrays.stream(r.waitNanos).max().getAsLong()),
+          r.metric == null ? "- (stock)" : r.metric.flushes() + ", "
+              + ResultTable.num(r.metric.holdMax, 0) + ", " + ResultTable.num(r.metric.waitMax, 0),
           longPauses + " (" + ResultTable.num(maxPause, 0) + ")");
       chart.put(r.variant.label, new double[] {r.ms("p99"), r.ms("p999"), r.ms("p9999"),
           holds.length == 0 ? 0 : holds[holds.length - 1] / 1e6});
