@@ -1,57 +1,55 @@
 package dev.forkset.hbase.memstore.bench;
 
+import dev.forkset.hbase21.Hbase21ClassPath;
+import dev.forkset.hbase21.ServerJar;
 import java.io.File;
+import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Class loaders over ONE HBase 2.1.2 server jar each: the stock one, or the fork one plus this
- * module's classes. HBase 2.1.2 common/client jars come from {@code bench.hbase212.dir}; the rest
- * (Hadoop, SLF4J, HBase third-party) from this JVM's class path, HBase 2.6 jars left out.
+ * Class loaders over the HBase 2.1.2 stack (the class path it-hbase21 resolved: HBase 2.1.2,
+ * Hadoop 2.7), with ONE hbase-server jar each: the stock one, or the custom one
+ * ({@code bench.hbase212.fork}) plus this module's classes ({@code bench.module.classes}). Their parent is the JDK's own loader, so
+ * nothing of this JVM's class path (HBase 2.6, Hadoop 3) leaks in.
  */
 final class Hbase212Loaders {
   private Hbase212Loaders() {}
 
-  static ClassLoader stock() {
-    return loader(prop("bench.hbase212.stock"));
+  static ClassLoader stock() throws IOException {
+    return loader(Hbase21ClassPath.load().stock());
   }
 
-  static ClassLoader fixed() {
-    return loader(prop("bench.hbase212.fork"), prop("bench.module.classes"));
+  static ClassLoader fixed() throws IOException {
+    String module = required("bench.module.classes");
+    return loader(Hbase21ClassPath.load().forJar(ServerJar.CUSTOM,
+        Paths.get(required("bench.hbase212.fork")), Paths.get(module)));
   }
 
-  private static String prop(String key) {
+  private static String required(String key) {
     String v = System.getProperty(key);
     if (v == null || !new File(v).exists()) {
-      throw new IllegalStateException("System property " + key + " = " + v + " is not an existing"
-          + " file; run the benchmark through the bench profile (docs/hbase-memstore-fix.md)");
+      throw new IllegalStateException("System property " + key + " = " + v + " is not an"
+          + " existing file; run the benchmark through the bench profile"
+          + " (docs/hbase-memstore-fix.md)");
     }
     return v;
   }
 
-  private static ClassLoader loader(String... server) {
+  private static ClassLoader loader(List<Path> classPath) {
     try {
       List<URL> urls = new ArrayList<>();
-      for (String s : server) {
-        urls.add(new File(s).toURI().toURL());
+      for (Path p : classPath) {
+        urls.add(p.toUri().toURL());
       }
-      File[] api = new File(prop("bench.hbase212.dir")).listFiles((d, n) -> n.endsWith(".jar")
-          && !n.startsWith("hbase-server"));
-      for (File f : api) {
-        urls.add(f.toURI().toURL());
-      }
-      for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-        String n = new File(e).getName();
-        boolean hbase26 = n.startsWith("hbase-") && !n.startsWith("hbase-shaded-")
-            || e.contains("hbase-memstore-fix");
-        if (!e.isEmpty() && !hbase26) {
-          urls.add(new File(e).toURI().toURL());
-        }
-      }
-      return new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+      // The extension loader on JDK 8, the platform loader on 9+: the JDK's classes only.
+      ClassLoader jdk = ClassLoader.getSystemClassLoader().getParent();
+      return new URLClassLoader(urls.toArray(new URL[0]), jdk);
     } catch (MalformedURLException e) {
       throw new IllegalStateException(e);
     }

@@ -1,11 +1,9 @@
 package dev.forkset.hbase.memstore.bench;
 
 import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.util.Iterator;
-import java.util.NavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,21 +20,17 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * HBase 2.1.2 {@code memstore.snapshot()} time with N cells, stock DefaultMemStore (stock jar) vs
- * CellCountingMemStore (fork jar + module), in one run. Each iteration fills a fresh memstore
- * (not measured) and times one snapshot. On JDK 8 the stock snapshot walks the skip list
- * (O(N)); on JDK 11+ {@code ConcurrentSkipListMap.size()} is a counter, so both are flat.
- *
- * <p>With {@code sizeOf=jdk8-emulated} the store's skip list is replaced, before any cell is added,
- * by one whose {@code size()} walks the entries as JDK 8's does: an emulation of what a JDK 8
- * RegionServer pays, for machines without a JDK 8. Every other operation is the JDK's own.
+ * HBase 2.1.2 {@code MemStore.snapshot()} time with N cells, DefaultMemStore on the stock jar vs
+ * on the custom jar (+ module), in one run, on whatever JDK runs it (the bench profile runs it on
+ * JDK 8, where the stock snapshot's {@code ConcurrentSkipListMap.size()} walks every cell). Each
+ * iteration fills a fresh memstore in random key order (not measured) and times one snapshot.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3)
 @Measurement(iterations = 15)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx3g", "-XX:+UseG1GC"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseG1GC"})
 public class SnapshotBench {
   @Param({"10000", "100000", "1000000"})
   public int cells;
@@ -44,40 +38,17 @@ public class SnapshotBench {
   @Param({"stock", "fixed"})
   public String jar;
 
-  @Param({"jdk", "jdk8-emulated"})
-  public String sizeOf;
-
-  /** A skip list whose size() counts by walking the entries, as JDK 8's does. */
-  static final class WalkingSizeMap extends ConcurrentSkipListMap<Object, Object> {
-    private static final long serialVersionUID = 1L;
-
-    WalkingSizeMap(java.util.Comparator<Object> comparator) {
-      super(comparator);
-    }
-
-    @Override
-    public int size() {
-      long count = 0;
-      for (Iterator<Object> it = keySet().iterator(); it.hasNext(); it.next()) {
-        count++;
-      }
-      return count >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) count;
-    }
-  }
-
   private Constructor<?> keyValue;
   private Constructor<?> memstoreCtor;
   private Method add;
   private Method snapshot;
   private Method snapshotId;
   private Method clearSnapshot;
-  private Method getActive;
-  private Method getCellSet;
-  private Field delegatee;
   private Object memstore;
   private Object lastSnapshot;
-  private final byte[] family = "f".getBytes();
-  private final byte[] qualifier = "q".getBytes();
+  private byte[][] rows;
+  private final byte[] family = "f".getBytes(StandardCharsets.UTF_8);
+  private final byte[] qualifier = "q".getBytes(StandardCharsets.UTF_8);
   private final byte[] value = new byte[8];
 
   @Setup(Level.Trial)
@@ -88,8 +59,8 @@ public class SnapshotBench {
     Class<?> hmm = cl.loadClass("org.apache.hadoop.hbase.regionserver.HeapMemoryManager");
     chunkCreator.getMethod("initialize", int.class, boolean.class, long.class, float.class,
         float.class, hmm).invoke(null, 2 * 1024 * 1024, false, 0L, 0f, 0f, null);
-    String ms = "stock".equals(jar) ? "org.apache.hadoop.hbase.regionserver.DefaultMemStore"
-        : "org.apache.hadoop.hbase.regionserver.CellCountingMemStore";
+    // The same class on both jars: the custom jar's DefaultMemStore counts its cells.
+    String ms = "org.apache.hadoop.hbase.regionserver.DefaultMemStore";
     memstoreCtor = cl.loadClass(ms).getConstructor();
     Class<?> cell = cl.loadClass("org.apache.hadoop.hbase.Cell");
     Class<?> sizing = cl.loadClass("org.apache.hadoop.hbase.regionserver.MemStoreSizing");
@@ -101,42 +72,26 @@ public class SnapshotBench {
     clearSnapshot = memStore.getMethod("clearSnapshot", long.class);
     snapshotId = cl.loadClass("org.apache.hadoop.hbase.regionserver.MemStoreSnapshot")
         .getMethod("getId");
-    getActive = cl.loadClass("org.apache.hadoop.hbase.regionserver.AbstractMemStore")
-        .getDeclaredMethod("getActive");
-    getActive.setAccessible(true);
-    getCellSet = cl.loadClass("org.apache.hadoop.hbase.regionserver.Segment")
-        .getDeclaredMethod("getCellSet");
-    getCellSet.setAccessible(true);
-    delegatee = cl.loadClass("org.apache.hadoop.hbase.regionserver.CellSet")
-        .getDeclaredField("delegatee");
-    delegatee.setAccessible(true);
+    rows = new byte[cells][];
+    for (int i = 0; i < cells; i++) {
+      rows[i] = row(i);
+    }
+  }
+
+  /** Row of cell i: a bijective scramble of i, so cells arrive in random key order. */
+  static byte[] row(long i) {
+    long k = (i * 0x9E3779B97F4A7C15L) >>> 24;
+    return String.format(Locale.ROOT, "row-%012x", k).getBytes(StandardCharsets.UTF_8);
   }
 
   @Setup(Level.Iteration)
   public void fill() throws Exception {
     memstore = memstoreCtor.newInstance();
-    if ("jdk8-emulated".equals(sizeOf)) {
-      Object cellSet = getCellSet.invoke(getActive.invoke(memstore));
-      @SuppressWarnings("unchecked")
-      NavigableMap<Object, Object> empty = (NavigableMap<Object, Object>) delegatee.get(cellSet);
-      @SuppressWarnings("unchecked")
-      java.util.Comparator<Object> comparator = (java.util.Comparator<Object>) empty.comparator();
-      delegatee.set(cellSet, new WalkingSizeMap(comparator));
-    }
     for (int i = 0; i < cells; i++) {
-      add.invoke(memstore, keyValue.newInstance(row(i), family, qualifier, 1L, value), null);
+      add.invoke(memstore, keyValue.newInstance(rows[i], family, qualifier, 1L, value), null);
     }
     // Collect the fill's garbage now, so that a GC pause is less likely inside the timed snapshot.
     System.gc();
-  }
-
-  /** "row-" and 8 decimal digits. */
-  private static byte[] row(int i) {
-    byte[] r = {'r', 'o', 'w', '-', '0', '0', '0', '0', '0', '0', '0', '0'};
-    for (int p = r.length - 1; i > 0; p--, i /= 10) {
-      r[p] = (byte) ('0' + i % 10);
-    }
-    return r;
   }
 
   @Benchmark
