@@ -222,7 +222,7 @@ public class EvictionBench {
   }
 
   private Histogram histogramRun(Flavor flavor) throws Exception {
-    String config = SeedScenarios.usedHeapMap("hist", HIST_LIMIT_MB, 0, "");
+    String config = EvictionMaps.usedHeapMap("hist", HIST_LIMIT_MB, 0, "");
     HazelcastCluster.Builder builder = HazelcastCluster.builder("bench-hist-" + flavor.name().toLowerCase())
         .members(1).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config);
     if (flavor == Flavor.CUSTOM) {
@@ -293,7 +293,7 @@ public class EvictionBench {
 
   /** {puts per second after eviction started, LRU accuracy}. */
   private double[] throughputRun(Flavor flavor, int sample) throws Exception {
-    String config = SeedScenarios.usedHeapMap("tput", 8, 0, "");
+    String config = EvictionMaps.usedHeapMap("tput", 8, 0, "");
     try (HazelcastCluster c = HazelcastCluster.builder("bench-tput-" + flavor.name().toLowerCase() + "-" + sample)
         .members(1).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config)
         .systemProperty("hazelcast.map.eviction.sample.count", String.valueOf(sample))
