@@ -19,7 +19,8 @@ import org.junit.Test;
  * about the 29th put while it believes it holds about 145 MB. The custom member (custom jar +
  * module) counts 8 MB per value, evicts, and lives. Same run, same flags, stock first and custom
  * second. The ZGC variants run JDK 17 ZGC and the generational ZGC of the Temurin 25 JDK. The G1
- * case runs again on the oldest Hazelcast line (5.3.8) on JDK 11, with the same module jar.
+ * case runs again on the oldest Hazelcast line (5.3.8) on JDK 11 and on JDK 8, the JVMs that line
+ * runs on in the field, with the same module jar.
  */
 public class LargeValuesOutOfMemoryIT {
   static final int LIMIT_MB = 150;
@@ -29,6 +30,8 @@ public class LargeValuesOutOfMemoryIT {
    * variant of the scenario uses values just over one granule, which take two (4 MB).
    */
   static final int ZGC_VALUE_BYTES = (2 << 20) + 1024;
+  /** Just over one 4 MB G1 region: the value occupies two. */
+  static final int JDK8_VALUE_BYTES = (4 << 20) + 1024;
   static final int PUTS = 100;
   /**
    * Headroom the docs state (docs/hazelcast-eviction.md, "The headroom rule"): beyond the limit
@@ -63,6 +66,20 @@ public class LargeValuesOutOfMemoryIT {
   public void g1FourMegabyteRegions_oldestLineOnJdk11() throws Exception {
     scenario("large-values-g1-4m-oldest-jdk11", HazelcastLine.OLDEST, Jdks.jdk11(), VALUE_BYTES,
         8L << 20, "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m");
+  }
+
+  /**
+   * The same on JDK 8, the oldest JVM 5.3.8 runs on: the custom 5.3.8 jar and the module jar must
+   * both be Java 8 bytecode (a class of either at a newer level stops the member with
+   * UnsupportedClassVersionError when it loads). Values of 4 MB + 1 KB, just over one region, so
+   * each occupies two (8 MB) where stock counts 4 MB: with 5 MB values (29 live, 232 MB of regions)
+   * the stock JDK 8 member only thrashes in full GCs (measured here: 72 full GCs in 100 puts) instead of
+   * running out of memory, as JDK 8's smaller empty member leaves room for them.
+   */
+  @Test
+  public void g1FourMegabyteRegions_oldestLineOnJdk8() throws Exception {
+    scenario("large-values-g1-4m-oldest-jdk8", HazelcastLine.OLDEST, Jdks.jdk8(),
+        JDK8_VALUE_BYTES, 8L << 20, "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m");
   }
 
   private void scenario(String name, HazelcastLine line, Path javaHome, int valueBytes,
