@@ -45,6 +45,16 @@ public class NothingOutlivesMembersAndMapsTest {
 
   @Test
   public void memberShutdown_unregistersTheMBeanAndReleasesTheProvider() throws Exception {
+    assertNothingOutlives(member -> member.shutdown());
+  }
+
+  @Test
+  public void memberTerminate_unregistersTheMBeanAndReleasesTheProvider() throws Exception {
+    assertNothingOutlives(member -> member.getLifecycleService().terminate());
+  }
+
+  private static void assertNothingOutlives(java.util.function.Consumer<HazelcastInstance> stop)
+      throws Exception {
     Config config = config();
     HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
     ObjectName name = new ObjectName("dev.forkset.hazelcast:type=GcAwareEviction,instance="
@@ -55,13 +65,12 @@ public class NothingOutlivesMembersAndMapsTest {
     }
     assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(name));
     WeakReference<Object> provider = new WeakReference<>(TestMembers.provider(member));
-    member.shutdown();
-    assertFalse("the MBean of a member that shut down is still registered",
+    stop.accept(member);
+    assertFalse("the MBean of a member that stopped is still registered",
         ManagementFactory.getPlatformMBeanServer().isRegistered(name));
     member = null;
     map = null;
-    assertTrue("the provider of a member that shut down is still reachable",
-        collected(provider));
+    assertTrue("the provider of a member that stopped is still reachable", collected(provider));
   }
 
   /**
