@@ -29,7 +29,7 @@ final class MapRecordStores {
   private final IPartitionService partitionService;
   private final PartitionThreads threads;
   private volatile double ownedRatio = 1;
-  private volatile long ownedRatioAt = Long.MIN_VALUE;
+  private volatile long ownedRatioAt;
 
   MapRecordStores(String mapName, NodeEngine nodeEngine, IPartitionService partitionService,
       PartitionThreads threads) {
