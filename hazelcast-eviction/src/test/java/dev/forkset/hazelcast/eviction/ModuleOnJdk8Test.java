@@ -35,6 +35,7 @@ public class ModuleOnJdk8Test {
       PartitionThreadsTest.class.getName(),
       SampledDomainTest.class.getName(),
       EvictionLoopTest.class.getName(),
+      ContinuationsTest.class.getName(),
       EvictionPoolTest.class.getName(),
       EvictionBySizeOnOneMemberTest.class.getName());
 
