@@ -22,6 +22,9 @@ final class Candidate {
   EntryView<?, ?> view;
   /** The record's own cost (Hazelcast's), to order entries that tie under the policy. */
   final long recordCost;
+  /** The policy's keys, read once before a sample is sorted ({@link CandidateOrder#rank}). */
+  long rank;
+  long rank2;
 
   Candidate(RecordStore<?> store, int partitionId, Data key, Record<?> record, EntryView<?, ?> view,
       boolean expired) {

@@ -18,7 +18,6 @@ import com.hazelcast.spi.impl.PartitionSpecificRunnable;
 import com.hazelcast.spi.impl.operationservice.OperationService;
 import com.hazelcast.spi.impl.operationservice.impl.OperationServiceImpl;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
@@ -74,7 +73,7 @@ public final class SizeProportionalEvictor implements Evictor {
   private final boolean ownerMode;
   private final int totalBackups;
   private final MapFootprint footprint = new MapFootprint();
-  private final Comparator<Candidate> order;
+  private final CandidateOrder order;
   private final PartitionThreads threads;
   private final SampledDomain.Partitions partitions;
   private final PartitionThreads.PerThread<HeapState> heapStates;
@@ -337,6 +336,9 @@ public final class SizeProportionalEvictor implements Evictor {
     if (wanted > 0 && domain.lastEntries() > 0 && domain.lastCost() > 0) {
       long perEntry = Math.max(1, domain.lastCost() / domain.lastEntries());
       keep = (int) Math.max(keep, Math.min(wanted / perEntry / 4 + 1, config.sampleCount / 2));
+    }
+    for (Candidate c : sample) {
+      order.rank(c);
     }
     pool.refill(sample, order, keep);
     for (Candidate c : sample) {

@@ -49,8 +49,11 @@ public class CandidateOrderTest {
     List<Candidate> sample = new ArrayList<>(Arrays.asList(candidate(1, 100, 2000, false),
         candidate(2, 5000, 1000, false), candidate(3, 10, 1000, false),
         candidate(4, 9000, 3000, true)));
-    sample.sort(CandidateOrder.of(new EvictionConfig().setEvictionPolicy(EvictionPolicy.LRU),
-        LRUEvictionPolicyComparator.INSTANCE));
+    CandidateOrder order = CandidateOrder.of(
+        new EvictionConfig().setEvictionPolicy(EvictionPolicy.LRU),
+        LRUEvictionPolicyComparator.INSTANCE);
+    sample.forEach(order::rank);
+    sample.sort(order);
     assertEquals(Arrays.asList(4, 3, 2, 1), keys(sample, ss));
   }
 
@@ -59,8 +62,11 @@ public class CandidateOrderTest {
     List<Candidate> sample = new ArrayList<>(Arrays.asList(candidate(1, 9000, 1000, false),
         candidate(2, 10, 1000, false), candidate(3, 5000, 1000, false),
         candidate(4, 100, 1000, false)));
-    sample.sort(CandidateOrder.of(new EvictionConfig().setEvictionPolicy(EvictionPolicy.RANDOM),
-        RandomEvictionPolicyComparator.INSTANCE));
+    CandidateOrder order = CandidateOrder.of(
+        new EvictionConfig().setEvictionPolicy(EvictionPolicy.RANDOM),
+        RandomEvictionPolicyComparator.INSTANCE);
+    sample.forEach(order::rank);
+    sample.sort(order);
     assertEquals(Arrays.asList(1, 2, 3, 4), keys(sample, ss));
   }
 }

@@ -63,13 +63,19 @@ public class SampledDomainTest {
     }
   };
 
+  private final AtomicLong clock = new AtomicLong();
+
   private SampledDomain domain(List<SampledDomain.Source> sources, boolean ownedFirst) {
-    return new SampledDomain(() -> sources, partitions, ownedFirst, System::nanoTime,
-        new Random(7));
+    return new SampledDomain(() -> sources, partitions, ownedFirst, clock::get, new Random(7));
+  }
+
+  /** Lets the domain list its stores again, as it does every 50 ms. */
+  private void later() {
+    clock.addAndGet(SampledDomain.RELIST_MILLIS * 1_000_000L + 1);
   }
 
   @Test
-  public void sample_drawsFromEachStoreInProportionToItsSize() {
+  public void sample_drawsFromStoresInProportionToTheirSizes() {
     FakeSource a = new FakeSource(0, 100);
     FakeSource b = new FakeSource(2, 300);
     FakeSource empty = new FakeSource(4, 0);
@@ -77,8 +83,9 @@ public class SampledDomainTest {
     for (int i = 0; i < 1000; i++) {
       assertTrue(domain.sample(64, null, new ArrayList<>()));
     }
-    assertEquals(16_000, a.drawn, 600);
-    assertEquals(48_000, b.drawn, 600);
+    assertEquals(16_000, a.drawn, 1000);
+    assertEquals(48_000, b.drawn, 1000);
+    assertEquals(64_000, a.drawn + b.drawn);
     assertEquals(0, empty.drawn);
     assertEquals(400, domain.lastEntries());
     assertEquals(40_000, domain.lastCost());
@@ -96,6 +103,7 @@ public class SampledDomainTest {
     assertEquals(6400, staying.drawn);
     assertEquals(0, moving.drawn);
     migrating.add(0);
+    later();
     assertFalse("nothing left to sample", domain.sample(64, null, new ArrayList<>()));
   }
 
@@ -109,8 +117,28 @@ public class SampledDomainTest {
     assertEquals(64, mine.drawn);
     assertEquals(0, backup.drawn);
     mine.size = 0;
+    later();
     domain.sample(64, null, new ArrayList<>());
     assertEquals(64, backup.drawn);
+  }
+
+  @Test
+  public void sample_drawsFromAtMostEightStoresPerRefill() {
+    List<SampledDomain.Source> many = new ArrayList<>();
+    for (int pid = 0; pid < 100; pid++) {
+      many.add(new FakeSource(pid, 50));
+    }
+    SampledDomain domain = domain(many, false);
+    domain.sample(64, null, new ArrayList<>());
+    int asked = 0;
+    long drawn = 0;
+    for (SampledDomain.Source s : many) {
+      FakeSource f = (FakeSource) s;
+      asked += f.drawn > 0 ? 1 : 0;
+      drawn += f.drawn;
+    }
+    assertTrue("stores asked: " + asked, asked >= 1 && asked <= SampledDomain.STORES_PER_REFILL);
+    assertEquals(64, drawn);
   }
 
   @Test
