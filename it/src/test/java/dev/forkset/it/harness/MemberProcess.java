@@ -72,7 +72,7 @@ public final class MemberProcess {
 
   private String startLine(int group) {
     java.util.regex.Matcher m = java.util.regex.Pattern
-        .compile("forkset-harness: hazelcast from (\\S+) patches=(\\S*) java=(\\S+)")
+        .compile("(?m)^forkset-harness: hazelcast from (\\S+) patches=(.*) java=(\\S+)$")
         .matcher(logText());
     return m.find() ? m.group(group) : null;
   }

@@ -46,9 +46,9 @@ public class EvictionSettingsIT {
     // A provider name nobody registered (checked by the patch) and a module setting out of range
     // (checked by the module): one member each.
     String[][] cases = {
-        {"hazelcast.map.eviction.provider", "gc-awre", "Accepted values: auto, stock, gc-aware."},
+        {"hazelcast.map.eviction.provider", "gc-awre", "Accepted: auto, stock, gc-aware."},
         {"hazelcast.map.eviction.pool.sample.count", "lots",
-            "Accepted values: an integer from 1 to 100000."},
+            "Accepted: an integer from 1 to 100000. Remove it for the default 64."},
     };
     for (String[] c : cases) {
       MemberProcess m = builder(name + "-" + c[0].replaceAll(".*\\.", ""), Flavor.CUSTOM, line,
@@ -56,7 +56,7 @@ public class EvictionSettingsIT {
       String log = m.logText();
       m.assertRuns(line, javaHome);
       assertTrue("the member names " + c[0] + "='" + c[1] + "':\n" + m.logTail(30),
-          log.contains("Property " + c[0] + "='" + c[1] + "'"));
+          log.contains(c[0] + "='" + c[1] + "' is not valid."));
       assertTrue("and lists what it accepts (" + c[2] + "):\n" + m.logTail(30),
           log.contains(c[2]));
     }
