@@ -10,18 +10,39 @@ import com.hazelcast.map.impl.record.Record;
  * node, each sized by the {@link GcFootprintModel} of the running collector. A 5 MB value on
  * G1 with 4 MB regions costs 8 MB here, where the built-in estimator says 5 MB.
  *
- * <p>Only the partition thread of the owning record store changes the estimate; any thread
- * reads it (volatile), as in the built-in estimator.
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>A map that caches deserialized values ({@code cache-deserialized-values: ALWAYS}, or
+ *       {@code INDEX_ONLY} with indexes configured) keeps a deserialized copy beside each value
+ *       once a query or an index has read it. Such a map's entries count that copy from the
+ *       put on, as a {@code byte[]} of the serialized size (exact for {@code byte[]} values, an
+ *       estimate for objects): a cost that changed when a query ran would not be taken back in
+ *       full when the entry goes. An index added at run time is not seen.</li>
+ *   <li>Only the partition thread of the owning record store changes the estimate; any thread
+ *       reads it (volatile), as in the built-in estimator. Every change also goes to the map's
+ *       {@link MapFootprint} (when the map has the module's evictor), and {@link #reset} gives
+ *       the whole estimate back, so the footprint stays the sum of the record stores' estimates
+ *       through clear, destroy and migration.</li>
+ * </ol>
  */
 public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data, Record> {
   private final GcFootprintModel model;
   private final int entryOverhead;
+  private final boolean cachedValues;
+  private final MapFootprint footprint;
   private final long heapDataObject;
   private volatile long estimate;
 
   public GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead) {
+    this(model, entryOverhead, false, null);
+  }
+
+  GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
+      MapFootprint footprint) {
     this.model = model;
     this.entryOverhead = entryOverhead;
+    this.cachedValues = cachedValues;
+    this.footprint = footprint;
     // HeapData: header + one reference to the payload array.
     this.heapDataObject = model.object(model.referenceSize());
   }
@@ -39,12 +60,25 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
     return heapDataObject + model.byteArray(payloadBytes);
   }
 
+  /** Cost of a value as stored: its serialized form and, if the map caches them, its copy. */
+  public long valueCost(Data value) {
+    if (value == null) {
+      return 0;
+    }
+    return dataCost(value) + (cachedValues ? model.byteArray(value.totalSize()) : 0);
+  }
+
   /** Cost of the record and its value. */
   public long recordCost(Record record) {
     Object value = record.getValue();
     long valueHeap = value instanceof Data ? ((Data) value).getHeapCost() : 0;
     long shell = Math.max(0, record.getCost() - valueHeap);
-    return model.footprint(shell) + (value instanceof Data ? dataCost((Data) value) : 0);
+    return model.footprint(shell) + (value instanceof Data ? valueCost((Data) value) : 0);
+  }
+
+  /** Cost of a new entry of {@code key} and {@code value}, before its record exists. */
+  public long entryCost(Data key, Data value) {
+    return entryOverhead + dataCost(key) + valueCost(value);
   }
 
   public int entryOverhead() {
@@ -53,6 +87,15 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   public GcFootprintModel model() {
     return model;
+  }
+
+  boolean countsCachedValues() {
+    return cachedValues;
+  }
+
+  /** Whether this estimator keeps {@code footprint} current. */
+  boolean feeds(MapFootprint footprint) {
+    return this.footprint == footprint;
   }
 
   @Override
@@ -64,6 +107,9 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   @SuppressWarnings("NonAtomicOperationOnVolatileField")
   public void adjustEstimateBy(long adjustment) {
     estimate += adjustment;
+    if (footprint != null) {
+      footprint.add(adjustment);
+    }
   }
 
   @Override
@@ -78,6 +124,10 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   @Override
   public void reset() {
+    long was = estimate;
     estimate = 0;
+    if (footprint != null) {
+      footprint.add(-was);
+    }
   }
 }

@@ -1,13 +1,13 @@
 package dev.forkset.hazelcast.eviction;
 
-import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.internal.partition.IPartitionService;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.logging.ILogger;
 import com.hazelcast.map.impl.EntryCostEstimator;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.MapServiceContext;
 import com.hazelcast.map.impl.eviction.EvictionChecker;
 import com.hazelcast.map.impl.eviction.Evictor;
 import com.hazelcast.map.impl.eviction.MapEvictionProvider;
@@ -18,16 +18,21 @@ import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.spi.properties.HazelcastProperty;
 import java.lang.management.ManagementFactory;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.List;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
  * The module's {@link MapEvictionProvider} ({@value GcAwareEvictionConfig#PROVIDER_NAME}):
  * {@link GcAwareEntryCostEstimator} for BINARY maps, {@link SizeProportionalEvictor} for maps
- * with eviction, and rejection of entries larger than a map's per-member heap limit.
- * One instance per member, made by ServiceLoader and initialised at member start.
+ * with eviction, and {@link Admission} of owner writes. One instance per member, made by
+ * ServiceLoader, initialised when the member's map service starts and shut down with it.
+ *
+ * <p>Implementation note: it keeps no per-map state. A map's evictor lives in its map container
+ * (so a destroyed map's evictor, pools and footprint go with its container), and the hook hands
+ * it back with every call; the provider never reaches the container itself, since
+ * {@code MapContainer} is a class on Hazelcast 5.3 and an interface on 5.5+ and no call on it
+ * links on both lines.
  */
 public final class GcAwareEvictionProvider implements MapEvictionProvider {
   private NodeEngine nodeEngine;
@@ -35,12 +40,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   private GcFootprintModel model;
   private EvictionMetrics metrics;
   private int entryOverhead;
-  /**
-   * This member's evictors by map name. The provider keeps them itself instead of asking the
-   * record store's MapContainer: MapContainer is a class on Hazelcast 5.3 and an interface on
-   * 5.5+, so no call on it links on both lines, and this jar runs on both.
-   */
-  private final Map<String, SizeProportionalEvictor> evictors = new ConcurrentHashMap<>();
+  private ObjectName mbeanName;
 
   @Override
   public String name() {
@@ -85,19 +85,34 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
         server.unregisterMBean(name);
       }
       server.registerMBean(metrics, name);
+      mbeanName = name;
     } catch (Exception | LinkageError e) {
       logger.fine("JMX registration failed: " + e);
     }
   }
 
+  @Override
+  public void shutdown() {
+    ObjectName name = mbeanName;
+    mbeanName = null;
+    if (name == null) {
+      return;
+    }
+    try {
+      ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+    } catch (Exception | LinkageError e) {
+      nodeEngine.getLogger(GcAwareEvictionProvider.class).fine("JMX unregistration failed: " + e);
+    }
+  }
+
+  /** Sum of the cost estimates (or sizes) of a map's record stores on this member. */
   private long mapView(String mapName, boolean cost) {
-    com.hazelcast.map.impl.MapService service =
-        nodeEngine.getService(com.hazelcast.map.impl.MapService.SERVICE_NAME);
-    com.hazelcast.map.impl.MapServiceContext context = service.getMapServiceContext();
+    MapService service = nodeEngine.getService(MapService.SERVICE_NAME);
+    MapServiceContext context = service.getMapServiceContext();
     long sum = 0;
     int partitions = nodeEngine.getPartitionService().getPartitionCount();
     for (int pid = 0; pid < partitions; pid++) {
-      RecordStore store = context.getExistingRecordStore(pid, mapName);
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
       if (store != null) {
         sum += cost ? store.getOwnedEntryCost() : store.size();
       }
@@ -114,57 +129,38 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   }
 
   @Override
-  public EntryCostEstimator<Data, Record> newEntryCostEstimator(RecordStore recordStore) {
-    if (recordStore.getInMemoryFormat() != InMemoryFormat.BINARY) {
+  public EntryCostEstimator<Data, Record> newEntryCostEstimator(RecordStore recordStore,
+      MapConfig mapConfig, Evictor evictor) {
+    if (mapConfig.getInMemoryFormat() != InMemoryFormat.BINARY) {
       return null;
     }
-    return new GcAwareEntryCostEstimator(model, entryOverhead);
+    if (evictor instanceof SizeProportionalEvictor) {
+      return ((SizeProportionalEvictor) evictor).newEstimator(model, entryOverhead);
+    }
+    return new GcAwareEntryCostEstimator(model, entryOverhead,
+        SizeProportionalEvictor.countsCachedValues(mapConfig), null);
   }
 
   @Override
   public Evictor newEvictor(String mapName, MapConfig mapConfig, EvictionPolicyComparator policy,
       EvictionChecker evictionChecker, int batchSize, IPartitionService partitionService) {
-    SizeProportionalEvictor evictor = new SizeProportionalEvictor(mapName, mapConfig, policy,
-        evictionChecker, batchSize, partitionService, nodeEngine, config, metrics);
-    // A destroyed and recreated map gets a new container, and so a new evictor: the last wins.
-    evictors.put(mapName, evictor);
-    return evictor;
+    return new SizeProportionalEvictor(mapName, mapConfig, policy, evictionChecker, batchSize,
+        partitionService, nodeEngine, config, metrics);
   }
 
   @Override
-  public void checkNewEntry(RecordStore recordStore, Data key, Object value) {
-    SizeProportionalEvictor evictor = evictors.get(recordStore.getName());
-    if (evictor == null) {
-      return; // no eviction configured for this map: nothing to admit or reject against
+  public void beforeWrite(RecordStore recordStore, Evictor evictor, List<Data> keys,
+      List<Data> values) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      ((SizeProportionalEvictor) evictor).beforeWrite(recordStore, keys, values);
     }
-    evictor.admit(recordStore);
-    if (!config.rejectOversized || !(value instanceof Data)) {
-      return;
-    }
-    EvictionConfig eviction = evictor.evictionConfig();
-    MaxSizePolicy policy = eviction.getMaxSizePolicy();
-    if (policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE) {
-      return;
-    }
-    if (eviction.getEvictionPolicy() == com.hazelcast.config.EvictionPolicy.NONE
-        && eviction.getComparator() == null && eviction.getComparatorClassName() == null) {
-      return;
-    }
-    if (!(recordStore.getStorage().getEntryCostEstimator() instanceof GcAwareEntryCostEstimator)) {
-      return;
-    }
-    GcAwareEntryCostEstimator estimator =
-        (GcAwareEntryCostEstimator) recordStore.getStorage().getEntryCostEstimator();
-    long cost = entryOverhead + estimator.dataCost(key) + estimator.dataCost((Data) value);
-    long limit = SizeProportionalEvictor.limitBytes(eviction);
-    if (cost > limit) {
-      metrics.rejected.increment();
-      throw new IllegalArgumentException("Map '" + recordStore.getName() + "': the entry needs "
-          + cost + " bytes of heap on this member (" + ((Data) value).totalSize()
-          + " serialized bytes under the " + model.kind().value + " footprint model), more than"
-          + " the map's whole per-member limit of " + limit + " bytes (" + policy + " "
-          + eviction.getSize() + "). It is rejected rather than evicting every entry or running"
-          + " out of memory. Raise the limit or store smaller values.");
+  }
+
+  @Override
+  public void beforeComputedWrite(RecordStore recordStore, Evictor evictor, Data key,
+      Object value) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      ((SizeProportionalEvictor) evictor).beforeComputedWrite(recordStore, key, value);
     }
   }
 }

@@ -15,6 +15,7 @@ import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.test.Accessors;
+import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -84,9 +85,64 @@ public class BackupConvergenceTest {
     assertTrue("eviction happened", members[0].getMap("m").size() < 3000);
   }
 
+  /**
+   * With backups following their owner, a write that finds the map far over its limit makes its
+   * thread free this member's owned share of the overshoot, as an eviction after a write does
+   * (the owners of its backup replicas free the rest), not the whole overshoot from its owned
+   * entries. One partition thread, so the pass is the write's own.
+   */
+  @Test
+  public void admissionCatchUp_withBackupsFollowOwner_freesOnlyTheOwnedShare() throws Exception {
+    HazelcastInstance[] members = fill(MaxSizePolicy.USED_HEAP_SIZE, 1, 3000, new byte[1024],
+        true, 1);
+    HazelcastInstance a = members[0];
+    EvictionMetrics metrics = TestMembers.metrics(a);
+    TestMembers.settle(metrics::getBytesFreed, 300, 20);
+    SizeProportionalEvictor evictor = (SizeProportionalEvictor) TestMembers.mapServiceContext(a)
+        .getMapContainer("m").getEvictor();
+    long limit = 1L << 20;
+    long over = limit / 2;
+    evictor.footprint().add(over); // as if half the limit more had arrived without eviction
+    long freedBefore = metrics.getBytesFreed();
+    String key = HazelcastTestSupport.generateKeyOwnedBy(a);
+    int pid = a.getPartitionService().getPartition(key).getPartitionId();
+    RecordStore<?> store = TestMembers.store(a, "m", pid);
+    Data dataKey = TestMembers.nodeEngine(a).toData(key);
+    Data value = TestMembers.nodeEngine(a).toData(new byte[1024]);
+    java.util.concurrent.CompletableFuture<Throwable> done = new java.util.concurrent.CompletableFuture<>();
+    Accessors.getOperationService(a).execute(new com.hazelcast.spi.impl.PartitionSpecificRunnable() {
+      @Override
+      public int getPartitionId() {
+        return pid;
+      }
+
+      @Override
+      public void run() {
+        try {
+          evictor.beforeWrite(store, java.util.Collections.singletonList(dataKey),
+              java.util.Collections.singletonList(value));
+          done.complete(null);
+        } catch (Throwable t) {
+          done.complete(t);
+        }
+      }
+    });
+    done.get();
+    long freed = metrics.getBytesFreed() - freedBefore;
+    evictor.footprint().add(-over);
+    assertTrue("freed " + freed + " of an overshoot of " + over + " (about a third is this"
+        + " member's owned share; the whole was freed before)", freed > 0 && freed < over * 6 / 10);
+  }
+
   private HazelcastInstance[] fill(MaxSizePolicy policy, int size, int puts, byte[] value,
       boolean backupsFollowOwner) {
+    return fill(policy, size, puts, value, backupsFollowOwner, 2);
+  }
+
+  private HazelcastInstance[] fill(MaxSizePolicy policy, int size, int puts, byte[] value,
+      boolean backupsFollowOwner, int partitionThreads) {
     Config config = new Config();
+    config.setProperty("hazelcast.operation.thread.count", Integer.toString(partitionThreads));
     config.setProperty(GcAwareEvictionConfig.BACKUPS_FOLLOW_OWNER.name,
         Boolean.toString(backupsFollowOwner));
     config.setProperty("hazelcast.partition.count", Integer.toString(PARTITIONS));

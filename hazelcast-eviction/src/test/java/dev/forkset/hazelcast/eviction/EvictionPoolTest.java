@@ -13,18 +13,18 @@ import org.junit.Test;
 
 public class EvictionPoolTest {
   @Test
-  public void keepsTheBestAndIsRefilledOnlyWhenUsedUp() {
+  public void refill_keepsTheBestOfTheSample_handedOutBestFirst() {
     EvictionPool<Integer> pool = new EvictionPool<>(2);
     assertTrue(pool.isUsedUp());
-    pool.refill(new ArrayList<>(Arrays.asList(9, 3, 7, 1)), Comparator.naturalOrder(), "d");
+    pool.refill(new ArrayList<>(Arrays.asList(9, 3, 7, 1)), Comparator.naturalOrder());
+    assertEquals(2, pool.remaining());
     assertEquals(Integer.valueOf(1), pool.poll());
     assertEquals(Integer.valueOf(3), pool.poll());
     assertNull(pool.poll());
-    pool.refill(new ArrayList<>(Arrays.asList(5)), Comparator.naturalOrder(), "d");
-    pool.retarget("d");
-    assertEquals(1, pool.remaining());
-    pool.retarget("other");
-    assertEquals(0, pool.remaining());
+    assertTrue(pool.isUsedUp());
+    pool.refill(new ArrayList<>(Arrays.asList(5, 8, 6, 2)), Comparator.naturalOrder(), 3);
+    assertEquals(3, pool.remaining());
+    assertEquals(Integer.valueOf(2), pool.poll());
   }
 
   /**
@@ -34,7 +34,7 @@ public class EvictionPoolTest {
    * partitions per eviction (the built-in evictor) does not.
    */
   @Test
-  public void lruAccuracyOfKOfSSampling() {
+  public void lruAccuracy_bestFourOfSixtyFour_staysAbove95Percent() {
     double pooled = simulate(20_000, 100_000, 6, 64, 4, 1);
     assertTrue("accuracy " + pooled, pooled >= 0.95);
   }
@@ -69,7 +69,7 @@ public class EvictionPoolTest {
           for (int i = 0; i < sample; i++) {
             s.add(dom.get(random.nextInt(dom.size())));
           }
-          pool.refill(s, Comparator.naturalOrder(), "d");
+          pool.refill(s, Comparator.naturalOrder());
           continue;
         }
         present.remove(victim);

@@ -7,12 +7,14 @@ import static org.junit.Assert.fail;
 
 import com.hazelcast.config.InvalidConfigurationException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.junit.Test;
 
 public class GcAwareEvictionConfigTest {
   @Test
-  public void defaults() {
+  public void read_nothingSet_givesTheDocumentedDefaults() {
     GcAwareEvictionConfig c = GcAwareEvictionConfig.read(n -> null);
     assertEquals("auto", c.gcModel);
     assertEquals(0, c.regionSize);
@@ -23,39 +25,66 @@ public class GcAwareEvictionConfigTest {
     assertTrue(c.rejectOversized);
     assertFalse(c.backupsFollowOwner);
     assertEquals(-1, c.entryOverhead);
-    assertEquals(9, GcAwareEvictionConfig.properties().size());
+    assertEquals(10, GcAwareEvictionConfig.settings().size());
+    Set<String> names = new HashSet<>();
+    for (GcAwareEvictionConfig.Setting s : GcAwareEvictionConfig.settings()) {
+      assertTrue(s.name, names.add(s.name));
+      assertTrue(s.name, s.name.startsWith("hazelcast.map.eviction."));
+      assertFalse(s.name, s.doc.isEmpty() || s.accepted.isEmpty() || s.defaultValue.isEmpty());
+    }
   }
 
-  private static void assertRejected(String name, String value, String... expected) {
+  @Test
+  public void read_everyDefault_isAccepted() {
+    Map<String, String> p = new HashMap<>();
+    for (GcAwareEvictionConfig.Setting s : GcAwareEvictionConfig.settings()) {
+      p.put(s.name, s.defaultValue);
+    }
+    GcAwareEvictionConfig.read(p::get);
+  }
+
+  private static void assertRejected(String name, String value, String accepted, String fix) {
     Map<String, String> p = new HashMap<>();
     p.put(name, value);
     try {
       GcAwareEvictionConfig.read(p::get);
       fail(name + "=" + value + " accepted");
     } catch (InvalidConfigurationException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains(name));
-      for (String s : expected) {
-        assertTrue(e.getMessage(), e.getMessage().contains(s));
-      }
+      assertEquals(name + "='" + value + "' is not valid. Accepted: " + accepted + ". " + fix,
+          e.getMessage());
     }
   }
 
   @Test
-  public void malformedValuesNameThePropertyAndTheAcceptedValues() {
-    assertRejected("hazelcast.map.eviction.gc.model", "g2", "g1, zgc, zgc-generational, shenandoah");
-    assertRejected("hazelcast.map.eviction.gc.region.size", "3m", "power of two");
-    assertRejected("hazelcast.map.eviction.gc.region.size", "lots", "auto, or a size");
-    assertRejected("hazelcast.map.eviction.pool.sample.count", "-1", "from 1 to 100000");
-    assertRejected("hazelcast.map.eviction.pool.sample.count", "many", "from 1 to 100000");
-    assertRejected("hazelcast.map.eviction.pool.size", "65", "sample count");
-    assertRejected("hazelcast.map.eviction.reject.oversized", "yes", "true, false");
-    assertRejected("hazelcast.map.eviction.backups.follow.owner", "on", "true, false");
-    assertRejected("hazelcast.map.eviction.max.micros.per.operation", "0", "from 1");
-    assertRejected("hazelcast.map.eviction.entry.overhead", "x", "auto, or a number");
+  public void read_badValue_namesTheSettingTheValueWhatIsAcceptedAndTheFix() {
+    assertRejected("hazelcast.map.eviction.gc.model", "g2",
+        "auto, g1, zgc, zgc-generational, shenandoah, parallel, serial, conservative",
+        "Remove it for the default auto.");
+    assertRejected("hazelcast.map.eviction.gc.region.size", "3m",
+        "auto, or a power of two from 64k to 512m such as 4194304, 4m, 4MB",
+        "Remove it for the default auto.");
+    assertRejected("hazelcast.map.eviction.gc.region.size", "lots",
+        "auto, or a power of two from 64k to 512m such as 4194304, 4m, 4MB",
+        "Remove it for the default auto.");
+    assertRejected("hazelcast.map.eviction.pool.sample.count", "-1",
+        "an integer from 1 to 100000", "Remove it for the default 64.");
+    assertRejected("hazelcast.map.eviction.pool.sample.count", "lots",
+        "an integer from 1 to 100000", "Remove it for the default 64.");
+    assertRejected("hazelcast.map.eviction.pool.size", "65",
+        "an integer from 1 to the sample count (64)",
+        "Remove it for the default 4, or raise hazelcast.map.eviction.pool.sample.count.");
+    assertRejected("hazelcast.map.eviction.reject.oversized", "yes", "true, false",
+        "Remove it for the default true.");
+    assertRejected("hazelcast.map.eviction.backups.follow.owner", "on", "true, false",
+        "Remove it for the default false.");
+    assertRejected("hazelcast.map.eviction.max.micros.per.operation", "0",
+        "an integer from 1 to 60000000", "Remove it for the default 100000.");
+    assertRejected("hazelcast.map.eviction.entry.overhead", "x",
+        "auto, or a number of bytes from 0 to 4096", "Remove it for the default auto.");
   }
 
   @Test
-  public void sizesWithUnits() {
+  public void read_regionSizesWithUnits_areBytes() {
     Map<String, String> p = new HashMap<>();
     p.put("hazelcast.map.eviction.gc.region.size", "4MB");
     assertEquals(4L << 20, GcAwareEvictionConfig.read(p::get).regionSize);

@@ -4,13 +4,13 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -46,8 +46,9 @@ public class LinksOnOldestLineTest {
       sources = files.filter(p -> p.toString().endsWith(".java")).map(Path::toString)
           .collect(Collectors.toList());
     }
-    List<String> args = new ArrayList<>(List.of("--release", required("forkset.hazelcast.release"),
-        "-proc:none", "-nowarn", "-d", recompiled.toString(), "-cp", oldestJar.toString()));
+    List<String> args = new ArrayList<>(Arrays.asList("--release",
+        required("forkset.hazelcast.release"), "-proc:none", "-nowarn", "-d",
+        recompiled.toString(), "-cp", oldestJar.toString()));
     args.addAll(sources);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
@@ -84,16 +85,21 @@ public class LinksOnOldestLineTest {
   }
 
   /** The linking instructions of a class, without offsets and constant-pool indices. */
-  private static List<String> linkage(Path classFile) throws IOException {
-    java.util.spi.ToolProvider javap = java.util.spi.ToolProvider.findFirst("javap")
-        .orElseThrow(() -> new AssertionError("javap is not available in this JDK"));
+  private static List<String> linkage(Path classFile) throws Exception {
+    // javap of the JDK running the build, in process (java.util.spi.ToolProvider is JDK 9+;
+    // this test class is Java 8 bytecode and runs on the build's JDK, which has javac too)
+    Class<?> tools = Class.forName("java.util.spi.ToolProvider");
+    Object javap = ((java.util.Optional<?>) tools.getMethod("findFirst", String.class)
+        .invoke(null, "javap")).orElseThrow(() -> new AssertionError("no javap in this JDK"));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int rc = javap.run(new PrintWriter(out), new PrintWriter(err), "-c", "-p",
-        classFile.toString());
+    int rc = (Integer) tools.getMethod("run", PrintWriter.class, PrintWriter.class,
+        String[].class).invoke(javap, new PrintWriter(out), new PrintWriter(err),
+        new String[] {"-c", "-p", classFile.toString()});
     assertEquals("javap " + classFile + ": " + err, 0, rc);
+    String text = out.toString();
     List<String> lines = new ArrayList<>();
-    for (String line : out.toString().split("\n")) {
+    for (String line : text.split("\n")) {
       String l = line.trim().replaceFirst("^\\d+: ", "").replaceAll("#\\d+(, *\\d+)?", "")
           .replaceAll("\\s+", " ");
       if (LINKING.matcher(l).lookingAt()) {

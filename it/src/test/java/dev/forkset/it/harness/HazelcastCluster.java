@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
 
 /**
  * Hazelcast members, each in its own JVM with its own heap, GC and flags, on loopback only, and a
@@ -73,6 +76,8 @@ public final class HazelcastCluster implements AutoCloseable {
     private Path javaHome = Paths.get(System.getProperty("java.home"));
     private String config = "";
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
+    private final Map<String, String> clientProperties = new LinkedHashMap<>();
+    private boolean clientRedo;
 
     private Builder(String testName) {
       this.testName = testName.replaceAll("[^A-Za-z0-9_.-]", "_");
@@ -122,6 +127,24 @@ public final class HazelcastCluster implements AutoCloseable {
 
     public Builder systemProperty(String key, String value) {
       systemProperties.put(key, value);
+      return this;
+    }
+
+    /**
+     * Whether the test's client resends an operation whose connection closed before the answer
+     * came ({@code ClientNetworkConfig.setRedoOperation}); off by default, as in Hazelcast.
+     */
+    public Builder clientRedoOperation(boolean redo) {
+      this.clientRedo = redo;
+      return this;
+    }
+
+    /**
+     * A property of the test's client, such as
+     * {@code hazelcast.client.operation.fail.on.indeterminate.state}.
+     */
+    public Builder clientProperty(String key, String value) {
+      clientProperties.put(key, value);
       return this;
     }
 
@@ -216,6 +239,8 @@ public final class HazelcastCluster implements AutoCloseable {
       ClientConfig config = new ClientConfig();
       config.setClusterName(clusterName);
       config.setProperty("hazelcast.phone.home.enabled", "false");
+      spec.clientProperties.forEach(config::setProperty);
+      config.getNetworkConfig().setRedoOperation(spec.clientRedo);
       for (int p = basePort; p < basePort + spec.members + SPARE_PORTS; p++) {
         config.getNetworkConfig().addAddress("127.0.0.1:" + p);
       }
@@ -223,6 +248,64 @@ public final class HazelcastCluster implements AutoCloseable {
       client = HazelcastClient.newHazelcastClient(config);
     }
     return client;
+  }
+
+  /** A mark in every member's log, for {@link #exceptionsInLogs(Map)}. */
+  public Map<MemberProcess, Integer> logMarks() {
+    Map<MemberProcess, Integer> marks = new LinkedHashMap<>();
+    for (MemberProcess m : members) {
+      marks.put(m, m.logMark());
+    }
+    return marks;
+  }
+
+  /**
+   * The failures ({@link MemberProcess#exceptionsInLog}) every member logged after its mark (from
+   * its start for members started after the marks were taken), each line headed by the member.
+   */
+  public List<String> exceptionsInLogs(Map<MemberProcess, Integer> marks) {
+    List<String> all = new ArrayList<>();
+    for (MemberProcess m : members) {
+      for (String line : m.exceptionsInLog(marks.getOrDefault(m, 0))) {
+        all.add(m.name() + ": " + line);
+      }
+    }
+    return all;
+  }
+
+  /**
+   * Waits until the cluster is safe (no migration pending, every backup replica in sync with its
+   * owner: {@code PartitionService.isClusterSafe()} on a live member, read through JMX) and
+   * returns how long that took; fails after {@code timeout}. The members need
+   * {@code hazelcast.jmx: true}.
+   */
+  public Duration awaitClusterSafe(Duration timeout) throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    ObjectName pattern =
+        new ObjectName("com.hazelcast:type=HazelcastInstance.PartitionServiceMBean,*");
+    while (true) {
+      for (MemberProcess m : members) {
+        if (!m.isAlive()) {
+          continue;
+        }
+        MBeanServerConnection c = m.jmx();
+        Set<ObjectName> names = c.queryNames(pattern, null);
+        if (names.isEmpty()) {
+          throw new IllegalStateException(m.name() + " has no PartitionServiceMBean: start the"
+              + " cluster with hazelcast.jmx: true under properties:");
+        }
+        if (Boolean.TRUE.equals(c.getAttribute(names.iterator().next(), "isClusterSafe"))) {
+          return Duration.ofNanos(System.nanoTime() - start);
+        }
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the cluster of " + spec.testName + " is not safe (migrations"
+            + " pending or backups out of sync) " + timeout + " after it was asked to be");
+      }
+      Thread.sleep(200);
+    }
   }
 
   /** Fails with the name, exit code and log tail of every member that is not alive. */
@@ -249,15 +332,25 @@ public final class HazelcastCluster implements AutoCloseable {
     cmd.add("-Xms" + spec.heap);
     cmd.add("-Xmx" + spec.heap);
     cmd.add("-XX:+ExitOnOutOfMemoryError");
-    cmd.add("-Xlog:gc*:file=" + gcLog + ":uptime,level,tags");
+    boolean java8 = Jdks.version(spec.javaHome).startsWith("1.");
+    if (java8) {
+      // JDK 8 has neither unified logging nor modules (it rejects --add-opens).
+      cmd.add("-Xloggc:" + gcLog);
+      cmd.add("-XX:+PrintGCDetails");
+      cmd.add("-XX:+PrintGCTimeStamps");
+    } else {
+      cmd.add("-Xlog:gc*:file=" + gcLog + ":uptime,level,tags");
+    }
     cmd.addAll(spec.jvmArgs);
-    cmd.addAll(Arrays.asList(
-        "--add-modules", "java.se",
-        "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-opens", "java.management/sun.management=ALL-UNNAMED",
-        "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+    if (!java8) {
+      cmd.addAll(Arrays.asList(
+          "--add-modules", "java.se",
+          "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+          "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+          "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+          "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+          "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+    }
     cmd.add("-Djava.net.preferIPv4Stack=true");
     cmd.add("-Dhazelcast.config=" + configFile.toAbsolutePath());
     cmd.add("-Dhazelcast.phone.home.enabled=false");
@@ -267,6 +360,9 @@ public final class HazelcastCluster implements AutoCloseable {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
     List<Path> cp = new ArrayList<>(Arrays.asList(spec.flavor.jars(spec.line)));
+    // MemberMain (release 8, for members down to JDK 8), then the test classes a member may
+    // need (entry processors; release 11, loaded only by the members that use them).
+    cp.add(Paths.get(System.getProperty("forkset.member.classes", "target/classes")));
     cp.add(Paths.get(System.getProperty("forkset.harness.classes", "target/test-classes")));
     cmd.add("-cp");
     cmd.add(ForksetJars.classPath(cp.toArray(new Path[0])));

@@ -72,9 +72,66 @@ public final class MemberProcess {
 
   private String startLine(int group) {
     java.util.regex.Matcher m = java.util.regex.Pattern
-        .compile("forkset-harness: hazelcast from (\\S+) patches=(\\S*) java=(\\S+)")
+        .compile("(?m)^forkset-harness: hazelcast from (\\S+) patches=(.*) java=(\\S+)$")
         .matcher(logText());
     return m.find() ? m.group(group) : null;
+  }
+
+  /** A mark in the member's log (its length so far), for {@link #exceptionsInLog(int)}. */
+  public int logMark() {
+    return logText().length();
+  }
+
+  /**
+   * What the member logged as a failure after {@code mark}: every SEVERE record, every WARNING
+   * record that names an exception, and every throwable of a logged stack trace ("Caused by"
+   * included), one line each. Empty when the member logged no failure.
+   */
+  public List<String> exceptionsInLog(int mark) {
+    String text = logText();
+    List<String> found = new java.util.ArrayList<>();
+    for (String line : text.substring(Math.min(mark, text.length())).split("\n")) {
+      String l = line.trim();
+      if (l.startsWith("SEVERE:") || l.startsWith("WARNING:") && EXCEPTION_NAME.matcher(l).find()
+          || THROWABLE_LINE.matcher(l).matches()) {
+        found.add(l);
+      }
+    }
+    return found;
+  }
+
+  /** A throwable's toString at the head of a stack trace: "a.b.FooException: message". */
+  private static final java.util.regex.Pattern THROWABLE_LINE = java.util.regex.Pattern.compile(
+      "(Caused by: )?([a-zA-Z_$][\\w$]*\\.)+[A-Z][\\w$]*(Exception|Error|Throwable)(: .*)?");
+  private static final java.util.regex.Pattern EXCEPTION_NAME =
+      java.util.regex.Pattern.compile("[A-Z][\\w$]*(Exception|Error)\\b");
+
+  /**
+   * Backup acknowledgements this member's invocations waited for in vain, from the invocation
+   * monitor's INFO lines ("Invocations:N timeouts:N backup-timeouts:N member-left: N").
+   */
+  public int backupTimeouts() {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("backup-timeouts:(\\d+)").matcher(logText());
+    int sum = 0;
+    while (m.find()) {
+      sum += Integer.parseInt(m.group(1));
+    }
+    return sum;
+  }
+
+  /**
+   * Fails unless the member runs the line's jar and, when a JDK was chosen, that JDK's Java
+   * (from the line {@link MemberMain} prints at start).
+   */
+  public void assertRuns(HazelcastLine line, Path javaHome) {
+    String jar = hazelcastJar();
+    org.junit.Assert.assertTrue(name + " runs Hazelcast " + line.version() + ", not " + jar,
+        jar != null && jar.startsWith("hazelcast-" + line.version()));
+    if (javaHome != null) {
+      org.junit.Assert.assertEquals(name + " runs the Java of " + javaHome,
+          Jdks.version(javaHome), javaVersion());
+    }
   }
 
   /** True when the member's log shows an OutOfMemoryError. */

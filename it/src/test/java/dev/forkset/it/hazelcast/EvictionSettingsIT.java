@@ -14,8 +14,8 @@ import javax.management.ObjectName;
 import org.junit.Test;
 
 /**
- * Issue points 4 and 9 on real member JVMs of both Hazelcast lines: a malformed setting stops the
- * member at start, naming the property and its accepted values (the JVM exits: no half-started
+ * Settings on real member JVMs of both Hazelcast lines: a malformed setting stops the member at
+ * start, naming the property and its accepted values (the JVM exits: no half-started
  * member), and {@code hazelcast.map.eviction.provider: stock} switches a custom member with the
  * module on its class path back to the built-in eviction.
  */
@@ -46,17 +46,17 @@ public class EvictionSettingsIT {
     // A provider name nobody registered (checked by the patch) and a module setting out of range
     // (checked by the module): one member each.
     String[][] cases = {
-        {"hazelcast.map.eviction.provider", "gc-awre", "Accepted values: auto, stock, gc-aware."},
+        {"hazelcast.map.eviction.provider", "gc-awre", "Accepted: auto, stock, gc-aware."},
         {"hazelcast.map.eviction.pool.sample.count", "lots",
-            "Accepted values: an integer from 1 to 100000."},
+            "Accepted: an integer from 1 to 100000. Remove it for the default 64."},
     };
     for (String[] c : cases) {
       MemberProcess m = builder(name + "-" + c[0].replaceAll(".*\\.", ""), Flavor.CUSTOM, line,
           javaHome, "  " + c[0] + ": " + c[1] + "\n").startExpectingExit(120_000);
       String log = m.logText();
-      SeedScenarios.assertRuns(m, line, javaHome);
+      m.assertRuns(line, javaHome);
       assertTrue("the member names " + c[0] + "='" + c[1] + "':\n" + m.logTail(30),
-          log.contains("Property " + c[0] + "='" + c[1] + "'"));
+          log.contains(c[0] + "='" + c[1] + "' is not valid."));
       assertTrue("and lists what it accepts (" + c[2] + "):\n" + m.logTail(30),
           log.contains(c[2]));
     }
@@ -69,10 +69,10 @@ public class EvictionSettingsIT {
         HazelcastCluster auto = builder(name + "-auto", Flavor.CUSTOM, line, javaHome, "").start()) {
       MemberProcess off = stock.member(0);
       MemberProcess on = auto.member(0);
-      SeedScenarios.assertRuns(off, line, javaHome);
+      off.assertRuns(line, javaHome);
       // Touch the map so the provider, when active, has created its evictor.
-      stock.client().getMap("seed1").put(1, new byte[1024]);
-      auto.client().getMap("seed1").put(1, new byte[1024]);
+      stock.client().getMap("settings").put(1, new byte[1024]);
+      auto.client().getMap("settings").put(1, new byte[1024]);
       ObjectName bean = new ObjectName("dev.forkset.hazelcast:type=GcAwareEviction,*");
       assertEquals("with provider=stock the module registers nothing", 0,
           off.jmx().queryNames(bean, null).size());
@@ -86,6 +86,6 @@ public class EvictionSettingsIT {
   private static HazelcastCluster.Builder builder(String name, Flavor flavor, HazelcastLine line,
       Path javaHome, String properties) {
     return HazelcastCluster.builder(name).members(1).flavor(flavor).line(line).javaHome(javaHome)
-        .heap("128m").config(SeedScenarios.usedHeapMap("seed1", 64, 0, properties));
+        .heap("128m").config(EvictionMaps.usedHeapMap("settings", 64, 0, properties));
   }
 }

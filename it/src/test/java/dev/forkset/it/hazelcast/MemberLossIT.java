@@ -16,31 +16,32 @@ import java.util.Set;
 import org.junit.Test;
 
 /**
- * Issue points 5d and 5e: losing a member of three (backup-count 1) with the custom jar and
- * module, next to the same run on stock.
+ * Losing a member of three (backup-count 1), by kill -9 or by graceful shutdown, with the custom
+ * jar and module, next to the same run on stock.
  */
 public class MemberLossIT {
   private static final long MB = 1 << 20;
 
   /**
-   * 5d: mixed sizes from 1 KB to 16 MB (log-uniform) for a bounded time, then kill -9 one
+   * Mixed sizes from 1 KB to 16 MB (log-uniform) for a bounded time, then kill -9 one
    * member. The data is kept at most at the survivors' limit (two members hold all of it after
    * the kill), so no eviction may remove anything: every key present before the kill must be
    * present after it, and no member may run out of memory.
    */
   @Test
-  public void mixedSizesThenKillOneMember() throws Exception {
+  public void killOneMemberBelowTheLimit_losesNoKeyAndNoMemberRunsOutOfMemory()
+      throws Exception {
     String stock = killRun(Flavor.STOCK, false);
     String custom = killRun(Flavor.CUSTOM, true);
-    System.out.println("[5d] stock:  " + stock);
-    System.out.println("[5d] custom: " + custom);
+    System.out.println("[kill-below-limit] stock:  " + stock);
+    System.out.println("[kill-below-limit] custom: " + custom);
   }
 
   private String killRun(Flavor flavor, boolean strict) throws Exception {
     int limitMb = 80;
     long modelledTarget = 64 * MB;
-    String config = SeedScenarios.usedHeapMap("mixed", limitMb, 1, "");
-    try (HazelcastCluster cluster = HazelcastCluster.builder("5d-" + flavor.name().toLowerCase())
+    String config = EvictionMaps.usedHeapMap("mixed", limitMb, 1, "");
+    try (HazelcastCluster cluster = HazelcastCluster.builder("kill-below-limit-" + flavor.name().toLowerCase())
         .members(3).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config).start()) {
       IMap<Integer, byte[]> map = cluster.client().getMap("mixed");
       Random random = new Random(42);
@@ -79,7 +80,7 @@ public class MemberLossIT {
   }
 
   /**
-   * 5d under eviction: the map is written to three times its limit, so every member evicts,
+   * The map is written to three times its limit, so every member evicts,
    * then one member is killed. A key the map held just before the kill must still be there
    * afterwards unless an eviction event for it arrived after the kill (the survivors take over
    * the dead member's partitions and may evict). Stock lets each replica evict its own sample,
@@ -88,18 +89,18 @@ public class MemberLossIT {
    * backups, so none may go missing.
    */
   @Test
-  public void evictingMapThenKillOneMember() throws Exception {
+  public void killOneMemberWhileEvicting_losesOnlyKeysReportedEvicted() throws Exception {
     String stock = killUnderEvictionRun(Flavor.STOCK, false);
     String custom = killUnderEvictionRun(Flavor.CUSTOM, true);
-    System.out.println("[5d-evicting] stock:  " + stock);
-    System.out.println("[5d-evicting] custom: " + custom);
+    System.out.println("[kill-while-evicting] stock:  " + stock);
+    System.out.println("[kill-while-evicting] custom: " + custom);
   }
 
   private String killUnderEvictionRun(Flavor flavor, boolean strict) throws Exception {
     int limitMb = 16;
-    String config = SeedScenarios.usedHeapMap("evicting", limitMb, 1,
+    String config = EvictionMaps.usedHeapMap("evicting", limitMb, 1,
         "  hazelcast.map.eviction.backups.follow.owner: true\n");
-    try (HazelcastCluster cluster = HazelcastCluster.builder("5d-evicting-"
+    try (HazelcastCluster cluster = HazelcastCluster.builder("kill-while-evicting-"
         + flavor.name().toLowerCase()).members(3).flavor(flavor).heap("256m")
         .jvmArgs("-XX:+UseG1GC").config(config).start()) {
       IMap<Integer, byte[]> map = cluster.client().getMap("evicting");
@@ -150,15 +151,15 @@ public class MemberLossIT {
   }
 
   /**
-   * 5e (seed scenario 2): three members filled to the limit, graceful shutdown of one: its
-   * partitions migrate to the two others, which must evict while receiving and stay alive.
+   * Three members filled to the limit, graceful shutdown of one: its partitions migrate to the
+   * two others, which must evict while receiving and stay alive.
    */
   @Test
-  public void gracefulShutdownOfAFullMember() throws Exception {
+  public void gracefulShutdownOfAFullMember_completesWithoutOutOfMemory() throws Exception {
     String stock = shutdownRun(Flavor.STOCK, false);
     String custom = shutdownRun(Flavor.CUSTOM, true);
-    System.out.println("[5e] stock:  " + stock);
-    System.out.println("[5e] custom: " + custom);
+    System.out.println("[graceful-shutdown-full] stock:  " + stock);
+    System.out.println("[graceful-shutdown-full] custom: " + custom);
   }
 
   private static String survivorLogs(HazelcastCluster cluster, MemberProcess leaving) {
@@ -173,8 +174,8 @@ public class MemberLossIT {
 
   private String shutdownRun(Flavor flavor, boolean strict) throws Exception {
     int limitMb = 100;
-    String config = SeedScenarios.usedHeapMap("full", limitMb, 1, "");
-    try (HazelcastCluster cluster = HazelcastCluster.builder("5e-" + flavor.name().toLowerCase())
+    String config = EvictionMaps.usedHeapMap("full", limitMb, 1, "");
+    try (HazelcastCluster cluster = HazelcastCluster.builder("graceful-shutdown-full-" + flavor.name().toLowerCase())
         .members(3).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config).start()) {
       IMap<Integer, byte[]> map = cluster.client().getMap("full");
       Random random = new Random(7);

@@ -22,7 +22,7 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** One real member in this JVM with the module on the class path (the custom jar first). */
-public class GcAwareMemberTest {
+public class EvictionBySizeOnOneMemberTest {
   private static HazelcastInstance member;
 
   static Config config(String provider) {
@@ -74,7 +74,7 @@ public class GcAwareMemberTest {
   }
 
   @Test
-  public void sizeProportionalEvictionAndRejection() {
+  public void largePutAfterManySmall_evictsItsCost_andAnEntryLargerThanTheLimitIsRefused() {
     IMap<Integer, byte[]> map = member.getMap("limited");
     long limit = 20L << 20;
     for (int i = 0; i < 4000; i++) {
@@ -100,7 +100,7 @@ public class GcAwareMemberTest {
   }
 
   @Test
-  public void costFollowsTheModel() {
+  public void entryCost_followsTheFootprintModel() {
     IMap<Integer, byte[]> map = member.getMap("unlimited");
     map.put(1, new byte[5 << 20]);
     GcFootprintModel model = provider().model();
@@ -110,7 +110,7 @@ public class GcAwareMemberTest {
   }
 
   @Test
-  public void malformedPropertyStopsTheMember() {
+  public void malformedSetting_stopsTheMemberNamingIt() {
     Config c = config(null);
     c.setProperty("hazelcast.map.eviction.gc.model", "g2");
     try {
@@ -126,7 +126,7 @@ public class GcAwareMemberTest {
   }
 
   @Test
-  public void stockValueSwitchesBack() {
+  public void providerStock_keepsTheBuiltInEstimator() {
     HazelcastInstance stock = Hazelcast.newHazelcastInstance(config("stock"));
     try {
       NodeEngine ne = ((HazelcastInstanceProxy) stock).getOriginal().node.getNodeEngine();

@@ -1,0 +1,98 @@
+package dev.forkset.hazelcast.eviction;
+
+import com.hazelcast.internal.partition.IPartitionService;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.MapServiceContext;
+import com.hazelcast.map.impl.recordstore.RecordStore;
+import com.hazelcast.spi.impl.NodeEngine;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One map's record stores on this member: those a partition thread serves, their summed cost, and
+ * the share of it in partitions this member owns.
+ *
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>Record stores are reached through {@code MapServiceContext#getExistingRecordStore}, which
+ *       has one shape on Hazelcast 5.3 and 5.5+ (unlike {@code PartitionContainer}, a class on 5.3
+ *       and an interface on 5.5+), and never created here.</li>
+ *   <li>Summing visits every partition: done only where the running total cannot serve
+ *       (see {@link MapFootprint}) and for the owned share, at most once a second.</li>
+ * </ol>
+ */
+final class MapRecordStores {
+  private static final long OWNED_RATIO_MILLIS = 1000;
+
+  private final String mapName;
+  private final NodeEngine nodeEngine;
+  private final IPartitionService partitionService;
+  private final PartitionThreads threads;
+  private volatile double ownedRatio = 1;
+  private volatile long ownedRatioAt;
+
+  MapRecordStores(String mapName, NodeEngine nodeEngine, IPartitionService partitionService,
+      PartitionThreads threads) {
+    this.mapName = mapName;
+    this.nodeEngine = nodeEngine;
+    this.partitionService = partitionService;
+    this.threads = threads;
+  }
+
+  /** The record stores of the map in the partitions partition thread {@code thread} serves. */
+  List<SampledDomain.Source> ofThread(int thread) {
+    List<SampledDomain.Source> sources = new ArrayList<>();
+    if (thread < 0) {
+      return sources;
+    }
+    MapServiceContext context = context();
+    for (int pid = thread; pid < threads.partitionCount(); pid += threads.count()) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null) {
+        sources.add(SampledDomain.of(store, partitionService));
+      }
+    }
+    return sources;
+  }
+
+  /** The sum of the cost estimates of the map's record stores, primary and backup. */
+  long sumOfCosts() {
+    MapServiceContext context = context();
+    long sum = 0;
+    for (int pid = 0; pid < threads.partitionCount(); pid++) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null) {
+        sum += store.getOwnedEntryCost();
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * The part of an overshoot this member frees from its owned partitions when backups follow
+   * their owner: overshoot x owned / used. The owners of its backup replicas free the rest;
+   * freeing all of it here too would evict about twice what is needed with one backup. The
+   * ratio is measured at most once a second; with nothing owned it is the whole overshoot.
+   */
+  long ownedShare(long over, long used, SampledDomain.Partitions partitions) {
+    long now = System.currentTimeMillis();
+    if (now - ownedRatioAt > OWNED_RATIO_MILLIS) {
+      MapServiceContext context = context();
+      long owned = 0;
+      for (int pid = 0; pid < threads.partitionCount(); pid++) {
+        RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+        if (store != null && partitions.isOwned(pid)) {
+          owned += store.getOwnedEntryCost();
+        }
+      }
+      ownedRatio = owned <= 0 || used <= 0 ? 1 : Math.min(1, (double) owned / used);
+      ownedRatioAt = now;
+    }
+    return Math.max(1, (long) Math.ceil(over * ownedRatio));
+  }
+
+  private MapServiceContext context() {
+    MapService service = nodeEngine.getService(MapService.SERVICE_NAME);
+    return service.getMapServiceContext();
+  }
+}

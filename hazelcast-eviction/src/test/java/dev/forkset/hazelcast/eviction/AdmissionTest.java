@@ -1,0 +1,115 @@
+package dev.forkset.hazelcast.eviction;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
+import com.hazelcast.map.impl.record.Record;
+import com.hazelcast.map.impl.record.SimpleRecord;
+import com.hazelcast.spi.exception.RetryableHazelcastException;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.Test;
+
+public class AdmissionTest {
+  private static final long LIMIT = 10L << 20;
+  private final SerializationService ss = new DefaultSerializationServiceBuilder().build();
+  private final GcAwareEntryCostEstimator costs =
+      new GcAwareEntryCostEstimator(GcFootprintModel.g1(1 << 20), 72);
+  private final MapFootprint footprint = new MapFootprint();
+  private final EvictionMetrics metrics = new EvictionMetrics(GcFootprintModel.g1(1 << 20), "",
+      (m, c) -> 0);
+  private final Admission admission = new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true,
+      footprint, metrics);
+  private final Map<Data, Record<?>> records = new HashMap<>();
+  private final AtomicInteger catchUps = new AtomicInteger();
+
+  private Data data(Object o) {
+    return ss.toData(o);
+  }
+
+  private void admit(List<Data> keys, List<Data> values, Runnable catchUp) {
+    admission.admit(costs, records::get, keys, values, () -> {
+      catchUps.incrementAndGet();
+      catchUp.run();
+    });
+  }
+
+  @Test
+  public void admit_batchWithOneOversizedEntry_refusesTheWholeBatchFirst() {
+    footprint.add(LIMIT * 2); // far over: the size check comes before any back-pressure
+    try {
+      admit(Arrays.asList(data(1), data(2), data(3)),
+          Arrays.asList(data(new byte[100]), data(new byte[11 << 20]), data(new byte[100])),
+          () -> { });
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().startsWith("Map 'm': an entry of this write"
+          + " needs "));
+      assertTrue(e.getMessage(), e.getMessage().contains("more than the map's whole per-member"
+          + " limit of 10485760 bytes (USED_HEAP_SIZE 10). Nothing of the write was stored."));
+    }
+    assertEquals(0, catchUps.get());
+    assertEquals(1, metrics.getRejectedEntries());
+  }
+
+  @Test
+  public void admit_newEntryUnderTheSlack_passesWithoutEvicting() {
+    footprint.add(LIMIT + LIMIT / 32);
+    admit(Collections.singletonList(data(1)), Collections.singletonList(data(new byte[1000])),
+        () -> { });
+    assertEquals(0, catchUps.get());
+  }
+
+  @Test
+  public void admit_growingWriteFarOver_catchesUpFirstThenPasses() {
+    footprint.add(LIMIT + LIMIT / 8);
+    admit(Collections.singletonList(data(1)), Collections.singletonList(data(new byte[1000])),
+        () -> footprint.add(-LIMIT / 8));
+    assertEquals(1, catchUps.get());
+  }
+
+  @Test
+  public void admit_growingUpdateStillFarOverAfterCatchingUp_isRetried() {
+    footprint.add(LIMIT + LIMIT / 8);
+    Data key = data(1);
+    records.put(key, new SimpleRecord<>(data(new byte[100])));
+    try {
+      admit(Collections.singletonList(key), Collections.singletonList(data(new byte[1000])),
+          () -> { });
+      fail("accepted");
+    } catch (RetryableHazelcastException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("the write is retried"));
+    }
+    assertEquals(1, catchUps.get());
+    assertEquals(1, metrics.getDeferredPuts());
+  }
+
+  @Test
+  public void admit_updateThatShrinksAnEntry_neverWaits() {
+    footprint.add(LIMIT * 2);
+    Data key = data(1);
+    records.put(key, new SimpleRecord<>(data(new byte[5000])));
+    admit(Collections.singletonList(key), Collections.singletonList(data(new byte[1000])),
+        () -> { });
+    assertEquals(0, catchUps.get());
+  }
+
+  @Test
+  public void admit_valuesNotKnownYet_getBackPressureOnly() {
+    footprint.add(LIMIT + LIMIT / 8);
+    try {
+      admit(Collections.singletonList(data(1)), null, () -> { });
+      fail("accepted");
+    } catch (RetryableHazelcastException expected) {
+      assertEquals(1, catchUps.get());
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.forkset.hazelcast.eviction;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.test.TestHazelcastInstanceFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.After;
+import org.junit.Test;
+
+/** Which entries a pass picks, and what that costs, on one member in the test JVM. */
+public class CandidateSelectionTest {
+  private final TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory(1);
+
+  @After
+  public void shutdown() {
+    factory.terminateAll();
+  }
+
+  /**
+   * RANDOM picks entries regardless of their size: ordering equal-ranked candidates by size is
+   * for LRU and LFU, whose one-second timestamps tie.
+   */
+  @Test
+  public void randomPolicy_mixedSizes_evictsSmallAndLargeEntriesAlike() {
+    Config config = TestMembers.config(TestMembers.REGION_1M, 2);
+    TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, 4, EvictionPolicy.RANDOM, 0);
+    HazelcastInstance member = factory.newHazelcastInstance(config);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    for (int i = 0; i < 3000; i++) {
+      map.put(i, new byte[i % 2 == 0 ? 200 : 4000]);
+    }
+    int small = 0;
+    int large = 0;
+    for (byte[] v : map.values()) {
+      if (v.length == 200) {
+        small++;
+      } else {
+        large++;
+      }
+    }
+    double smallShare = small / (double) (small + large);
+    assertTrue("survivors: " + small + " small, " + large + " large", smallShare > 0.35
+        && smallShare < 0.80);
+  }
+
+  /**
+   * A pass that meets only locked entries stops instead of sampling the same locked entries
+   * again until its time cap.
+   */
+  @Test
+  public void lockedEntries_overTheLimit_doNotMakeAPutResample() throws Exception {
+    Config config = TestMembers.config(TestMembers.REGION_1M, 2);
+    TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, 2, EvictionPolicy.LRU, 0);
+    HazelcastInstance member = factory.newHazelcastInstance(config);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    EvictionMetrics metrics = TestMembers.metrics(member);
+    int i = 0;
+    while (metrics.getEvictionCount() == 0) {
+      map.put(i++, new byte[1000]);
+    }
+    TestMembers.settle(metrics::getEvictionCount, 200, 10);
+    for (Integer key : map.keySet()) {
+      map.lock(key);
+    }
+    long refills = metrics.getPoolRefills();
+    int puts = 20;
+    for (int n = 0; n < puts; n++) {
+      map.put(100_000 + n, new byte[1000]);
+    }
+    long perPut = (metrics.getPoolRefills() - refills) / puts;
+    assertTrue("pool refills per put with every older entry locked: " + perPut, perPut <= 8);
+  }
+
+  /**
+   * Count policies evict from the put's own partition, each partition thread with its own pool:
+   * many writers on 16 partition threads leave every full partition at exactly its limit, and
+   * the pool of a partition serves several puts before it is refilled.
+   */
+  @Test
+  public void perPartitionPolicy_sixteenThreadsEightWriters_keepsEveryPartitionAtItsLimit()
+      throws Exception {
+    Config config = TestMembers.config(TestMembers.REGION_1M, 16);
+    TestMembers.map(config, "m", MaxSizePolicy.PER_PARTITION, 20, EvictionPolicy.LRU, 0);
+    HazelcastInstance member = factory.newHazelcastInstance(config);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    EvictionMetrics metrics = TestMembers.metrics(member);
+    int partitions = member.getPartitionService().getPartitions().size();
+    ExecutorService writers = Executors.newFixedThreadPool(8);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> done = new ArrayList<>();
+    for (int w = 0; w < 8; w++) {
+      done.add(writers.submit(() -> {
+        start.await();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int n = 0; n < 6000; n++) {
+          map.set(random.nextInt(200_000), new byte[64]);
+        }
+        return null;
+      }));
+    }
+    start.countDown();
+    for (Future<?> f : done) {
+      f.get();
+    }
+    writers.shutdown();
+    int[] sizes = new int[partitions];
+    for (Integer key : map.keySet()) {
+      sizes[member.getPartitionService().getPartition(key).getPartitionId()]++;
+    }
+    for (int pid = 0; pid < partitions; pid++) {
+      assertEquals("entries in partition " + pid, 20, sizes[pid]);
+    }
+    double refillsPerEviction = metrics.getPoolRefills() / (double) metrics.getEvictionCount();
+    assertTrue("pool refills per eviction " + refillsPerEviction, refillsPerEviction < 0.6);
+  }
+}

@@ -1,0 +1,274 @@
+package dev.forkset.hazelcast.eviction;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MapStoreConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.MapStoreAdapter;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.operation.MergeOperation;
+import com.hazelcast.spi.impl.merge.MapMergingEntryImpl;
+import com.hazelcast.spi.merge.PassThroughMergePolicy;
+import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import com.hazelcast.spi.merge.SplitBrainMergeTypes.MapMergeTypes;
+import com.hazelcast.test.TestHazelcastInstanceFactory;
+import com.hazelcast.transaction.TransactionContext;
+import com.hazelcast.transaction.TransactionalMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.junit.After;
+import org.junit.Test;
+
+/**
+ * A write that creates or grows an entry on the owner is admitted, or refused as a whole, before
+ * anything is stored or written to a MapStore; what replays a decision taken elsewhere (a load
+ * from the MapStore, a transaction's commit) is never refused. Limit 10 MB on a G1 model with
+ * 1 MB regions: an 11 MB value is oversized, 1 KB values are not.
+ */
+public class WritesAreAdmittedBeforeTheyAreStoredTest {
+  private static final int OVERSIZED = 11 << 20;
+  private final TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory(1);
+
+  @After
+  public void shutdown() {
+    factory.terminateAll();
+  }
+
+  /** Every write the store saw, by key. */
+  public static final class RecordingStore extends MapStoreAdapter<Object, Object> {
+    static final Map<Object, Integer> STORED = new ConcurrentHashMap<>();
+    static final Map<Object, Object> LOADABLE = new ConcurrentHashMap<>();
+
+    @Override
+    public void store(Object key, Object value) {
+      STORED.merge(key, 1, Integer::sum);
+    }
+
+    @Override
+    public Object load(Object key) {
+      return LOADABLE.get(key);
+    }
+  }
+
+  private HazelcastInstance member(boolean mapStore) {
+    Config config = TestMembers.config(TestMembers.REGION_1M, 2);
+    MapConfig m = TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, 10,
+        EvictionPolicy.LRU, 0);
+    if (mapStore) {
+      RecordingStore.STORED.clear();
+      RecordingStore.LOADABLE.clear();
+      m.setMapStoreConfig(new MapStoreConfig().setEnabled(true).setOffload(true)
+          .setImplementation(new RecordingStore()));
+    }
+    return factory.newHazelcastInstance(config);
+  }
+
+  private static void assertOversized(Throwable e) {
+    Throwable t = e;
+    while (t != null && !(t instanceof IllegalArgumentException)) {
+      t = t.getCause();
+    }
+    assertNotNull("an IllegalArgumentException to the caller, got " + e, t);
+    assertTrue(t.getMessage(), t.getMessage().contains("Map 'm'")
+        && t.getMessage().contains("per-member limit of 10485760 bytes"));
+  }
+
+  /** Keys of one partition, so that putAll sends them in one operation. */
+  private static List<Integer> keysOfOnePartition(HazelcastInstance member, int n) {
+    List<Integer> keys = new ArrayList<>();
+    int pid = member.getPartitionService().getPartition(0).getPartitionId();
+    for (int k = 0; keys.size() < n; k++) {
+      if (member.getPartitionService().getPartition(k).getPartitionId() == pid) {
+        keys.add(k);
+      }
+    }
+    return keys;
+  }
+
+  @Test
+  public void putAll_withOneOversizedEntry_storesNoneOfTheBatch() {
+    HazelcastInstance member = member(false);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    List<Integer> keys = keysOfOnePartition(member, 10);
+    Map<Integer, byte[]> batch = new LinkedHashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      batch.put(keys.get(i), new byte[i == 5 ? OVERSIZED : 1024]);
+    }
+    try {
+      map.putAll(batch);
+      fail("a batch with an oversized entry was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    assertEquals("entries of the refused batch in the map", 0, map.size());
+  }
+
+  @Test
+  public void merge_withOneOversizedEntry_storesNoneOfTheBatch() throws Exception {
+    HazelcastInstance member = member(false);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    map.put(-1, new byte[16]); // creates the map's container and record stores
+    List<Integer> keys = keysOfOnePartition(member, 6);
+    SerializationService ss = TestMembers.nodeEngine(member).getSerializationService();
+    List<MapMergeTypes<Object, Object>> entries = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Data key = ss.toData(keys.get(i));
+      Data value = ss.toData(new byte[i == 3 ? OVERSIZED : 1024]);
+      entries.add(new MapMergingEntryImpl<Object, Object>(ss).setKey(key).setValue(value)
+          .setCreationTime(1).setLastAccessTime(1).setLastUpdateTime(1));
+    }
+    SplitBrainMergePolicy<Object, MapMergeTypes<Object, Object>, Object> policy =
+        new PassThroughMergePolicy<>();
+    int pid = member.getPartitionService().getPartition(keys.get(0)).getPartitionId();
+    try {
+      TestMembers.nodeEngine(member).getOperationService()
+          .invokeOnPartition(MapService.SERVICE_NAME,
+              new MergeOperation("m", entries, policy, false), pid).get();
+      fail("a merge batch with an oversized entry was stored");
+    } catch (ExecutionException e) {
+      assertOversized(e);
+    }
+    for (Integer key : keys) {
+      assertFalse("key " + key + " of the refused merge batch is in the map",
+          map.containsKey(key));
+    }
+  }
+
+  @Test
+  public void put_ofAnOversizedValue_withAnOffloadedMapStore_neverReachesTheStore() {
+    HazelcastInstance member = member(true);
+    IMap<String, byte[]> map = member.getMap("m");
+    map.put("small", new byte[1024]);
+    assertEquals(Integer.valueOf(1), RecordingStore.STORED.get("small"));
+    try {
+      map.put("big", new byte[OVERSIZED]);
+      fail("an oversized entry was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    assertNull("the refused value was written to the MapStore",
+        RecordingStore.STORED.get("big"));
+    assertFalse(map.containsKey("big"));
+  }
+
+  @Test
+  public void update_thatGrowsAnEntryBeyondTheLimit_isRefusedAndKeepsThePreviousValue() {
+    HazelcastInstance member = member(false);
+    IMap<String, byte[]> map = member.getMap("m");
+    byte[] previous = new byte[1024];
+    previous[0] = 42;
+    map.put("k", previous);
+    try {
+      map.put("k", new byte[OVERSIZED]);
+      fail("an update to an oversized value was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    assertArrayEquals("the previous value survives", previous, map.get("k"));
+    try {
+      map.replace("k", new byte[OVERSIZED]);
+      fail("a replace with an oversized value was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    assertArrayEquals(previous, map.get("k"));
+  }
+
+  /** Sets the value of the entries it runs on to {@code bytes} bytes. */
+  public static final class SetBytes<K> implements EntryProcessor<K, byte[], Object> {
+    private final int bytes;
+
+    SetBytes(int bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public Object process(Map.Entry<K, byte[]> entry) {
+      entry.setValue(new byte[bytes]);
+      return null;
+    }
+  }
+
+  @Test
+  public void entryProcessorOnOneKey_computingAnOversizedValue_isRefusedAndKeepsTheEntry() {
+    HazelcastInstance member = member(false);
+    IMap<String, byte[]> map = member.getMap("m");
+    byte[] previous = new byte[1024];
+    previous[3] = 3;
+    map.put("k", previous);
+    try {
+      map.executeOnKey("k", new SetBytes<>(OVERSIZED));
+      fail("an oversized computed value was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    assertArrayEquals(previous, map.get("k"));
+    map.executeOnKey("k", new SetBytes<>(2048));
+    assertEquals(2048, map.get("k").length);
+  }
+
+  /**
+   * A processor on many keys is not refused entry by entry: refusing the i-th would leave the
+   * first i - 1 applied without their backups. The oversized value is stored, and the map gets
+   * back under its limit with the next write's eviction.
+   */
+  @Test
+  public void entryProcessorOnManyKeys_computingAnOversizedValue_completesAndTheMapComesBack()
+      throws Exception {
+    HazelcastInstance member = member(false);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    for (int i = 0; i < 20; i++) {
+      map.put(i, new byte[1024]);
+    }
+    map.executeOnKeys(new java.util.HashSet<>(java.util.Arrays.asList(3)),
+        new SetBytes<>(OVERSIZED));
+    map.executeOnEntries(new SetBytes<>(2048));
+    for (int i = 0; i < 20; i++) {
+      map.set(1000 + i, new byte[100]);
+    }
+    TestMembers.await("back under the limit", 20,
+        () -> TestMembers.cost(member, "m") <= 10L << 20,
+        () -> TestMembers.cost(member, "m") + " bytes");
+  }
+
+  @Test
+  public void load_ofAnOversizedValue_isNeverRefused() {
+    HazelcastInstance member = member(true);
+    IMap<String, byte[]> map = member.getMap("m");
+    byte[] value = new byte[OVERSIZED];
+    value[1] = 1;
+    RecordingStore.LOADABLE.put("in-db", value);
+    assertArrayEquals("the MapStore's value is returned", value, map.get("in-db"));
+  }
+
+  @Test
+  public void transactionCommit_isNeverRefused() {
+    HazelcastInstance member = member(false);
+    TransactionContext tx = member.newTransactionContext();
+    tx.beginTransaction();
+    TransactionalMap<String, byte[]> txMap = tx.getMap("m");
+    txMap.put("a", new byte[1024]);
+    txMap.put("b", new byte[OVERSIZED]);
+    // the commit replays what the transaction prepared: refusing one of its writes here would
+    // leave the others committed
+    tx.commitTransaction();
+  }
+}

@@ -1,0 +1,28 @@
+package dev.forkset.it.hazelcast;
+
+/** Map configurations the eviction ITs share: lines that go under "hazelcast:". */
+final class EvictionMaps {
+  private EvictionMaps() {}
+
+  /**
+   * One BINARY map with LRU eviction under USED_HEAP_SIZE {@code limitMb} (per member), and the
+   * properties section with 271 partitions plus {@code extraProperties} (lines indented by two).
+   */
+  static String usedHeapMap(String name, int limitMb, int backups, String extraProperties) {
+    return "map:\n"
+        + "  " + name + ":\n"
+        + "    in-memory-format: BINARY\n"
+        + "    backup-count: " + backups + "\n"
+        + "    eviction:\n"
+        + "      eviction-policy: LRU\n"
+        + "      max-size-policy: USED_HEAP_SIZE\n"
+        + "      size: " + limitMb + "\n"
+        + "properties:\n"
+        + "  hazelcast.partition.count: 271\n"
+        + extraProperties;
+  }
+
+  static long mb(long bytes) {
+    return bytes >> 20;
+  }
+}
