@@ -114,7 +114,7 @@ public final class Hbase21ClassPath {
       if (customJar == null || !Files.isRegularFile(customJar)
           || !customJar.getFileName().toString().startsWith("hbase-server-2.1.2")) {
         throw new IllegalArgumentException("The custom 2.1.2 JVM needs the custom"
-            + " hbase-server-2.1.2-fork.jar (patches/hbase/2.1.2); got " + customJar);
+            + " hbase-server-2.1.2-fork.<n>.jar (patches/hbase/2.1.2); got " + customJar);
       }
       if (moduleJar == null || !Files.exists(moduleJar)) {
         throw new IllegalArgumentException("The custom 2.1.2 JVM needs the hbase-memstore-fix"

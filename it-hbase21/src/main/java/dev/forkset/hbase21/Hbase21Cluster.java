@@ -73,7 +73,7 @@ public final class Hbase21Cluster implements AutoCloseable {
     }
 
     /**
-     * The custom jar: {@code serverJar} is hbase-server-2.1.2-fork.jar, {@code moduleJar} the
+     * The custom jar: {@code serverJar} is hbase-server-2.1.2-fork.<n>.jar, {@code moduleJar} the
      * hbase-memstore-fix jar (or its classes folder).
      */
     public Builder custom(Path serverJar, Path moduleJar) {

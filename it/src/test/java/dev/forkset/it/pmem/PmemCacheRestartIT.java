@@ -268,8 +268,9 @@ public class PmemCacheRestartIT {
     assertTrue("an abort still runs the cache shutdown, so the module restarts warm (docs): "
         + module.blocksAfterAbort, module.blocksAfterAbort >= module.blocksWarm);
     assertEquals("module with a stale map: every row correct", READS, module.staleMap[2]);
-    assertEquals("module discards a stale map: no block at start", 0,
-        module.blocksAfterStaleMap);
+    // A stale map is no longer discarded whole: every block it names is checked against its
+    // header (epoch, key hash, CRC) before it is served, so what still matches stays cached and
+    // the rest is evicted; the row check above is what must hold.
     assertTrue("stock serves rows of another block from a stale map: " + show(stock.staleMap),
         stock.staleMap[3] + stock.staleMap[4] + stock.staleMap[5] > 0);
   }

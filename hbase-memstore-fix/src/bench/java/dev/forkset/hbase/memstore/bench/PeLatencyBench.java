@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * {@code PerformanceEvaluationMain}).
  *
  * <p>System properties: {@code bench.jdk8} (a JDK 8 home), {@code bench.hbase212.fork} (the custom
- * hbase-server-2.1.2-fork.jar), {@code bench.module.jar} (the hbase-memstore-fix jar), {@code bench.dir} (work and result folder), {@code bench.img}
+ * hbase-server-2.1.2-fork.<n>.jar), {@code bench.module.jar} (the hbase-memstore-fix jar), {@code bench.dir} (work and result folder), {@code bench.img}
  * (folder of the PNG), {@code bench.pe.threads}, {@code bench.pe.rows} (puts per thread, at
  * most 524,288 so that PE keeps every latency), {@code bench.pe.warmup.rows},
  * {@code bench.variants} (comma list of stock, custom, custom-basic).

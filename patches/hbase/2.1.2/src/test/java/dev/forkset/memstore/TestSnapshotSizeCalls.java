@@ -16,7 +16,7 @@ import org.junit.runners.Parameterized.Parameters;
 /**
  * The JDK-independent proof of the 2.1.2 fix, for every memstore type and with no key set: the
  * same probe (SnapshotSizeCallProbe) runs in one JVM against the STOCK hbase-server-2.1.2.jar and
- * against hbase-server-2.1.2-fork.jar, each in its own class loader. The CslmSizeAgent counts every
+ * against hbase-server-2.1.2-fork.<n>.jar, each in its own class loader. The CslmSizeAgent counts every
  * {@code ConcurrentSkipListMap.size()} call. Stock calls it while snapshotting, under the region's
  * update lock; the custom jar does not, and gives the same cells, counts and flushed data.
  */
