@@ -103,7 +103,7 @@ public class FlushLockHoldStockVsCustomIT {
     if (jar == ServerJar.CUSTOM) {
       // No memstore setting: the custom jar counts cells for every memstore type by default.
       b.custom(Paths.get(System.getProperty("forkset.hbase21.custom.jar")),
-          Paths.get(System.getProperty("forkset.hbase.module.jar")));
+          Paths.get(System.getProperty("forkset.hbase21.module.jar")));
     }
     Run run = new Run(jar);
     try (Hbase21Cluster cluster = b.start()) {
