@@ -31,7 +31,6 @@ import org.apache.hadoop.hbase.master.HMaster;
 import org.apache.hadoop.hbase.master.procedure.ServerCrashProcedure;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.AfterClass;
-import org.junit.Assume;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -54,20 +53,11 @@ import org.junit.Test;
  * l2CacheHitCount / l2CacheMissCount) and rows correct / missing / wrong. A block the cache does
  * not serve is read from HDFS, so no engine may return a wrong or missing row.
  *
- * <p>The module's target (issue 9: at least 99% of the blocks cached one checkpoint interval
- * before the kill are served again) needs the engine's crash recovery, which lands separately.
- * Until then {@link #moduleServesAgainAfterKillNine_theBlocksOfItsLastCheckpoint} is an
- * assumption: it runs as an assertion only with {@code -D}{@value #CRASH_RECOVERY_MERGED}{@code
- * =true} (it fails on today's engine, which discards its whole cache after an unclean stop).
- * Remove the property and the assumption once the engine's crash recovery is merged.
+ * <p>The module's target: at least 99% of the blocks cached one checkpoint interval before the
+ * kill are served again from L2 by the first pass after the restart
+ * ({@link #moduleServesAgainAfterKillNine_theBlocksOfItsLastCheckpoint}).
  */
 public class PmemKillNineIT {
-  /**
-   * System property: "true" once the module engine's crash recovery is merged; until then the
-   * module-vs-target assertion is skipped (see the class comment).
-   */
-  static final String CRASH_RECOVERY_MERGED = "forkset.it.pmem.crashRecoveryMerged";
-
   private static final byte[] CF = Bytes.toBytes("f");
   private static final byte[] Q = Bytes.toBytes("q");
   /** 8,000 rows of 1 KiB in 8 KiB blocks: about 1,100 data blocks per table. */
@@ -501,9 +491,6 @@ public class PmemKillNineIT {
   @Test
   public void moduleServesAgainAfterKillNine_theBlocksOfItsLastCheckpoint() {
     Run m = RUNS.get(Engine.MODULE);
-    Assume.assumeTrue("module crash recovery not merged yet (today's engine discards its cache"
-        + " after an unclean stop): " + m.afterKill + "; run with -D" + CRASH_RECOVERY_MERGED
-        + "=true to assert the target", Boolean.getBoolean(CRASH_RECOVERY_MERGED));
     assertTrue("module keeps at least " + MODULE_TARGET + " of the " + m.blocksBeforeKill
         + " blocks cached before the kill: " + m.blocksAtStart + " at restart",
         m.blocksAtStart >= MODULE_TARGET * m.blocksBeforeKill);
