@@ -57,6 +57,10 @@ public class OverlayMojo extends AbstractSeriesMojo {
   @Parameter
   protected File distDirectory;
 
+  /** Folder whose LICENSE and NOTICE are copied beside the jar in {@link #distDirectory}. */
+  @Parameter(defaultValue = "${maven.multiModuleProjectDirectory}")
+  protected File legalDirectory;
+
   /** The line directory holding {@code series}, its patches and {@code revisions}. */
   @Parameter(defaultValue = "${project.basedir}", required = true)
   protected File seriesDirectory;
@@ -164,7 +168,8 @@ public class OverlayMojo extends AbstractSeriesMojo {
     return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + suffix);
   }
 
-  private void copyToDist(Path jar, Path... companions) throws IOException {
+  private void copyToDist(Path jar, Path... companions)
+      throws IOException, MojoExecutionException {
     Path dist = distDirectory.toPath();
     Files.createDirectories(dist);
     String stale = upstreamArtifactId + "-" + upstreamVersion + "-fork";
@@ -185,7 +190,17 @@ public class OverlayMojo extends AbstractSeriesMojo {
     for (Path c : companions) {
       Files.copy(c, dist.resolve(c.getFileName()), StandardCopyOption.REPLACE_EXISTING);
     }
-    getLog().info("Copied to " + copied + " with its .sha256, SBOM and replaced-class list");
+    for (String legal : new String[] {"LICENSE", "NOTICE"}) {
+      Path from = legalDirectory == null ? null : legalDirectory.toPath().resolve(legal);
+      if (from == null || !Files.isRegularFile(from)) {
+        throw new MojoExecutionException("No " + legal + " in legalDirectory=" + legalDirectory
+            + ": every dist folder carries the project's LICENSE and NOTICE. Build from the"
+            + " repository root or set legalDirectory.");
+      }
+      Files.copy(from, dist.resolve(legal), StandardCopyOption.REPLACE_EXISTING);
+    }
+    getLog().info("Copied to " + copied + " with its .sha256, SBOM, replaced-class list,"
+        + " LICENSE and NOTICE");
   }
 
   protected Manifest manifest(JarFile upstream, List<String> applied, String digest)

@@ -73,6 +73,12 @@ public class DistFolderIT {
           }
         }
       }
+      for (String legal : new String[] {"LICENSE", "NOTICE"}) {
+        assertTrue(folder + " carries " + legal, Files.isRegularFile(folder.resolve(legal)));
+      }
+      assertTrue(folder + "/LICENSE is the Apache License 2.0", new String(
+          Files.readAllBytes(folder.resolve("LICENSE")), StandardCharsets.UTF_8)
+          .contains("Apache License"));
       assertEquals(folder + " holds exactly one custom jar (older versions are removed)", 1,
           custom.size());
     }
