@@ -82,6 +82,12 @@ public class DistFolderIT {
       assertEquals(folder + " holds exactly one custom jar (older versions are removed)", 1,
           custom.size());
     }
+    for (String line : new String[] {"hazelcast-5.7.0", "hazelcast-5.3.8"}) {
+      List<String> names = list(dist().resolve(line)).stream()
+          .map(p -> p.getFileName().toString()).collect(Collectors.toList());
+      assertTrue(line + " has the hazelcast-eviction jar: " + names, names.stream()
+          .anyMatch(n -> n.startsWith("hazelcast-eviction-") && n.endsWith(".jar")));
+    }
     for (String line : new String[] {"hbase-2.6.4", "hbase-2.6.4-hadoop3"}) {
       List<String> names = list(dist().resolve(line)).stream()
           .map(p -> p.getFileName().toString()).collect(Collectors.toList());
