@@ -108,11 +108,28 @@ final class SampledDomain {
       return false;
     }
     int stores = Math.min(n, STORES_PER_REFILL);
+    // A store picked more than once is sampled once for all its draws: separate draws from one
+    // store can return the same entry, and a sample must not hold an entry twice (a policy
+    // comparator may require distinct entries, and a duplicate wastes a slot of the sample).
+    int[] picks = new int[stores];
+    int[] draws = new int[stores];
+    int distinct = 0;
     for (int i = 0; i < stores; i++) {
       int draw = n / stores + (i < n % stores ? 1 : 0);
       long at = (long) (random.nextDouble() * lastEntries);
       int pick = java.util.Arrays.binarySearch(cumulative, at + 1);
-      chosen[pick < 0 ? -pick - 1 : pick].sample(draw, excludedKey, sink);
+      pick = pick < 0 ? -pick - 1 : pick;
+      int j = 0;
+      while (j < distinct && picks[j] != pick) {
+        j++;
+      }
+      if (j == distinct) {
+        picks[distinct++] = pick;
+      }
+      draws[j] += draw;
+    }
+    for (int j = 0; j < distinct; j++) {
+      chosen[picks[j]].sample(draws[j], excludedKey, sink);
     }
     return true;
   }
