@@ -116,10 +116,11 @@ public final class PmemStore {
       boolean cold = id.coldReason != null;
       for (int i = 0; i < n; i++) {
         if (!Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), cold)) {
-          // Without fallocate a file that is not fully allocated can only be zero-filled.
+          // Without fallocate (no command, or a filesystem that does not support it) a file
+          // that is not fully allocated can only be zero-filled.
           cold = true;
-          id.coldReason = paths.get(i) + " has holes and fallocate is not available to fill them"
-              + " in place";
+          id.coldReason = paths.get(i) + " has holes and fallocate (missing, or not supported by"
+              + " its filesystem) cannot fill them in place";
           mapAside = map != null && map.exists() ? id.coldReason : null;
           Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), true);
         }
