@@ -6,6 +6,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -37,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *       {@link Preallocation}; (5) {@link Mappings}, with MAP_SYNC as configured. Nothing is
  *       written before all of that has passed: (6) a cold start moves an unusable map aside
  *       (unread) and formats the files with a new epoch; every start writes its holder record.
- *       A failure releases the locks and deletes only the files this start created, so a valid
- *       cache is never lost to a failed start (e.g. map.sync=require on a non-DAX mount).
+ *       A failure releases the locks and deletes only the files this start created (CREATE_NEW)
+ *       and locked, so a valid cache is never lost to a failed start (e.g. map.sync=require on
+ *       a non-DAX mount), nor a file that a start racing on the same new paths created or locked.
  *   <li>A warm start keeps the files and their epoch; BucketCache then reloads its last
  *       checkpoint and verifies every entry against its block header before serving it (patch
  *       0056), so the same path serves a clean restart, a kill -9 and a power loss. Whether the
@@ -102,9 +105,7 @@ public final class PmemStore {
     try {
       for (int i = 0; i < n; i++) {
         File f = paths.get(i);
-        created[i] = !f.exists();
-        channels[i] = FileChannel.open(f.toPath(), StandardOpenOption.CREATE,
-            StandardOpenOption.READ, StandardOpenOption.WRITE);
+        channels[i] = openOrCreate(f, created, i);
         locks[i] = CacheLock.acquire(f, channels[i], config.lockWaitMillis());
       }
       Identity id = readIdentity(layout, paths, channels);
@@ -116,10 +117,11 @@ public final class PmemStore {
       boolean cold = id.coldReason != null;
       for (int i = 0; i < n; i++) {
         if (!Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), cold)) {
-          // Without fallocate a file that is not fully allocated can only be zero-filled.
+          // Without fallocate (no command, or a filesystem that does not support it) a file
+          // that is not fully allocated can only be zero-filled.
           cold = true;
-          id.coldReason = paths.get(i) + " has holes and fallocate is not available to fill them"
-              + " in place";
+          id.coldReason = paths.get(i) + " has holes and fallocate (missing, or not supported by"
+              + " its filesystem) cannot fill them in place";
           mapAside = map != null && map.exists() ? id.coldReason : null;
           Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), true);
         }
@@ -161,12 +163,37 @@ public final class PmemStore {
       return store;
     } finally {
       if (!ok) {
-        closeAll(channels);
+        // Only files this start created and locked: a file it created but another start locked
+        // first is that start's. Deleted while still locked, so no other start takes the lock
+        // of a file that is about to go.
         for (int i = 0; i < n; i++) {
-          if (created[i] && !paths.get(i).delete()) {
+          if (created[i] && locks[i] != null && !paths.get(i).delete()) {
             LOG.warn("pmem cache: could not delete {} created by a failed start", paths.get(i));
           }
         }
+        closeAll(channels);
+      }
+    }
+  }
+
+  /**
+   * Opens {@code f}, creating it when it does not exist; {@code created[i]} tells whether this
+   * call created it (CREATE_NEW, so of two starts racing on a new path exactly one did).
+   */
+  private static FileChannel openOrCreate(File f, boolean[] created, int i) throws IOException {
+    while (true) {
+      try {
+        FileChannel ch = FileChannel.open(f.toPath(), StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ, StandardOpenOption.WRITE);
+        created[i] = true;
+        return ch;
+      } catch (FileAlreadyExistsException e) {
+        // Another start created it, or it was there: open it as it is.
+      }
+      try {
+        return FileChannel.open(f.toPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+      } catch (NoSuchFileException e) {
+        // A failed start deleted the file it had just created: create it again.
       }
     }
   }

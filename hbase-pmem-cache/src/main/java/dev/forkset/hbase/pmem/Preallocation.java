@@ -39,11 +39,17 @@ import org.slf4j.LoggerFactory;
  *       it fails, start fails with its message and the shortfall.
  *   <li>Without {@code fallocate} the file is filled with zeros through its channel, which is
  *       only done for a file that starts cold anyway (its content is not used); a warm file that
- *       {@code du} reports fully allocated needs nothing.
+ *       {@code du} reports fully allocated needs nothing. A filesystem that does not support
+ *       fallocate(2) (NFS, FUSE, some ZFS: "Operation not supported") is treated the same way, as
+ *       if the command were missing, with a warning naming the path; a real failure (no space)
+ *       still fails start.
  * </ol>
  */
 final class Preallocation {
   private static final Logger LOG = LoggerFactory.getLogger(Preallocation.class);
+
+  /** The fallocate command; tests replace it with a script that fails like a filesystem. */
+  static volatile String fallocateCommand = "fallocate";
 
   private Preallocation() {}
 
@@ -106,16 +112,19 @@ final class Preallocation {
   static boolean preallocate(File f, FileChannel ch, long length, boolean cold)
       throws IOException {
     try {
-      run(600, "fallocate", "-l", Long.toString(length), "--", f.getPath());
+      run(600, fallocateCommand, "-l", Long.toString(length), "--", f.getPath());
       return true;
     } catch (CommandMissing e) {
       LOG.debug("fallocate cannot run ({}), allocating {} by writing zeros", e.getMessage(), f);
     } catch (IOException e) {
-      long usable = f.getParentFile().getUsableSpace();
-      throw new IOException("pmem cache path " + f + " (hbase.bucketcache.ioengine): cannot"
-          + " allocate its " + length + " bytes (" + e.getMessage() + "); its filesystem has "
-          + usable + " bytes usable, " + Math.max(0, length - allocatedBytes(f) - usable)
-          + " bytes missing. Lower hbase.bucketcache.size or free space", e);
+      if (!isUnsupported(e)) {
+        throw noSpace(f, length, e);
+      }
+      LOG.warn("pmem cache path {} (hbase.bucketcache.ioengine): its filesystem does not support"
+          + " fallocate ({}); {} by writing zeros, as without the fallocate command. Put the cache"
+          + " on a filesystem that supports fallocate (ext4, xfs, tmpfs) to keep a warm cache"
+          + " whose file has holes", f, e.getMessage(),
+          cold ? "allocating it" : "it can only be allocated");
     }
     if (!cold && allocatedBytes(f) >= length && ch.size() == length) {
       return true;
@@ -125,6 +134,20 @@ final class Preallocation {
     }
     zeroFill(f, ch, length);
     return true;
+  }
+
+  /** fallocate(2) failed with EOPNOTSUPP: the filesystem cannot preallocate at all. */
+  static boolean isUnsupported(IOException e) {
+    String m = e.getMessage();
+    return m != null && m.contains("Operation not supported");
+  }
+
+  private static IOException noSpace(File f, long length, IOException e) {
+    long usable = f.getParentFile().getUsableSpace();
+    return new IOException("pmem cache path " + f + " (hbase.bucketcache.ioengine): cannot"
+        + " allocate its " + length + " bytes (" + e.getMessage() + "); its filesystem has "
+        + usable + " bytes usable, " + Math.max(0, length - allocatedBytes(f) - usable)
+        + " bytes missing. Lower hbase.bucketcache.size or free space", e);
   }
 
   private static void zeroFill(File f, FileChannel ch, long length) throws IOException {
@@ -157,7 +180,10 @@ final class Preallocation {
   static String run(long timeoutSeconds, String... command) throws IOException {
     Process p;
     try {
-      p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+      // Untranslated messages: isUnsupported reads strerror's English text.
+      pb.environment().put("LC_ALL", "C");
+      p = pb.start();
     } catch (IOException e) {
       throw new CommandMissing(command[0] + ": " + e.getMessage(), e);
     }
