@@ -17,8 +17,9 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
  *   <li>The fixes are patches of hbase-server (patches/hbase/&lt;line&gt;/), so HBase's own code
  *       reads the settings, as upstream would: {@code HRegion} for each region (site or table
  *       value; a table value that is not valid is logged with the table, key and value and the
- *       RegionServer's value used), {@code MetricsRegionServer} once at RegionServer start (a
- *       value that is not valid stops the start with a message naming the key).</li>
+ *       RegionServer's value used; a family value is logged as ignored), {@code HRegionServer}'s
+ *       constructor once at RegionServer start (a value that is not valid stops the start before
+ *       the server reports for duty, with a message naming the key).</li>
  *   <li>{@link #read} validates with that same code ({@code HRegion.getFlushUpdatesLockWarnMs}),
  *       so this class and the RegionServer cannot disagree; {@code main} runs it on a
  *       configuration before a rolling restart.</li>
@@ -62,10 +63,13 @@ public final class MemstoreFixConfig {
       "A flush that blocks writes to a region longer than this (it waits for the region's updates"
           + " lock, then holds it while it snapshots the memstores) logs a WARN naming the region,"
           + " the wait and the hold. A table's value (alter 't', CONFIGURATION => {...}) applies"
-          + " to its regions; one that is not valid is logged once per region with the table, key"
-          + " and value, and the RegionServer's value is used. A site value that is not valid"
-          + " stops the RegionServer start with a message naming the key. Read when a region"
-          + " opens; a family's value is not read.");
+          + " to its regions; one that is not valid is logged with the table, key and value (one"
+          + " WARN per table and value in a RegionServer process, not one per region) and the"
+          + " RegionServer's value is used. A site value that is not valid stops the RegionServer"
+          + " in its constructor, before it joins the cluster, with a message naming the key."
+          + " Read when a region opens. A family's value is not read: it is logged as ignored"
+          + " (one WARN per table, family and value in a RegionServer process) and the table's or"
+          + " site value applies.");
 
   /** The value of {@link #FLUSH_UPDATES_LOCK_WARN_MS}, in milliseconds. */
   public final long flushUpdatesLockWarnMs;

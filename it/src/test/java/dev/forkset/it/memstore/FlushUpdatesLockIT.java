@@ -3,6 +3,7 @@ package dev.forkset.it.memstore;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 import dev.forkset.hbase.memstore.MemstoreFixConfig;
 import dev.forkset.it.harness.MiniHBase;
@@ -37,8 +38,8 @@ import org.junit.Test;
  * jar, two RegionServers): a table altered with a threshold that is not valid still opens on
  * either RegionServer, one WARN names the table, key and value, and both RegionServers stay up; every flush, empty or not, adds a wait and a hold to the RegionServer
  * histograms (exported beside FlushTime, with its time range counts) and to the table's; a
- * RegionServer started with a server-wide value that is not valid does not come up, and its log
- * names the key.
+ * RegionServer started with a server-wide value that is not valid fails in its constructor, naming
+ * the key, and never joins the cluster.
  */
 public class FlushUpdatesLockIT {
   private static final byte[] CF = Bytes.toBytes("f");
@@ -159,7 +160,7 @@ public class FlushUpdatesLockIT {
                 && perTable.containsKey("FlushUpdatesLockWaitTime_num_ops"));
       }
 
-      badServerValueStopsTheRegionServerStart(hbase, log);
+      badServerValueStopsTheRegionServerStart(hbase);
     } finally {
       for (Logger l : loggers) {
         l.removeAppender(log);
@@ -167,23 +168,37 @@ public class FlushUpdatesLockIT {
     }
   }
 
-  /** A RegionServer started with a server-wide value that is not valid does not come up. */
-  private static void badServerValueStopsTheRegionServerStart(MiniHBase hbase, Captured log)
+  /**
+   * A RegionServer started with a server-wide value that is not valid fails in its constructor: it
+   * never reports for duty, so the master never sees it.
+   */
+  private static void badServerValueStopsTheRegionServerStart(MiniHBase hbase)
       throws Exception {
+    int online = hbase.cluster().getMaster().getServerManager().getOnlineServersList().size();
     // New RegionServers copy the cluster's configuration (not the test utility's).
     Configuration clusterConf = hbase.cluster().getConfiguration();
     clusterConf.set(KEY, "abc");
     try {
       JVMClusterUtil.RegionServerThread t = hbase.cluster().startRegionServer();
-      HRegionServer rs = t.getRegionServer();
-      t.join(120_000);
-      assertFalse("RegionServer with " + KEY + "=abc is still running", t.isAlive());
-      assertTrue("RegionServer with " + KEY + "=abc stopped without aborting", rs.isAborted());
-      assertTrue("no log line names the key: " + log.lines,
-          log.count(KEY + "='abc' is not valid") >= 1);
+      t.getRegionServer().abort("test: constructed with " + KEY + "=abc");
+      fail("a RegionServer was constructed with " + KEY + "=abc");
+    } catch (Exception e) {
+      Throwable cause = e;
+      while (cause != null && !(cause instanceof IllegalArgumentException)) {
+        cause = cause.getCause();
+      }
+      if (cause == null) {
+        throw new AssertionError("the RegionServer did not fail on " + KEY, e);
+      }
+      assertEquals(KEY + "='abc' is not valid. Accepted: a duration of at least 1 ms, such as 100,"
+          + " 100ms or 2s (no unit means ms). Remove it for the default 100 ms.",
+          cause.getMessage());
     } finally {
       clusterConf.unset(KEY);
     }
+    assertEquals("the master saw the RegionServer", online,
+        hbase.cluster().getMaster().getServerManager().getOnlineServersList().size());
+    assertEquals(2, liveServers(hbase).size());
   }
 
   private static long count(MetricsRegionServer metrics, String histogram) {
