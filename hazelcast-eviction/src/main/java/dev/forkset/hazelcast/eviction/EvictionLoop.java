@@ -11,7 +11,9 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li>Caps: at most {@code maxEvictions} evictions and {@code maxNanos} per operation, and a
  *       refill count that follows from them; a capped operation leaves the rest to the next, so
- *       a partition thread never stalls on one put.</li>
+ *       a partition thread never stalls on one put. The time cap applies once the loop has
+ *       evicted one entry, so every over-limit write frees at least one entry however slowly its
+ *       thread runs.</li>
  *   <li>A candidate that cannot be evicted (written again since it was sampled, locked, its
  *       partition migrating) is skipped. When {@value #IDLE_REFILLS} refills in a row yield no
  *       eviction the domain is treated as exhausted for this operation: entries that are locked
@@ -66,7 +68,11 @@ final class EvictionLoop<C> {
     int refills = 0;
     int idle = 0;
     while (unmet.getAsBoolean()) {
-      if (evictions >= maxEvictions || refills > maxRefills || nanoClock.getAsLong() > deadline) {
+      // The time cap ends a loop only after its first eviction: a write adds at most one entry
+      // to a count policy's partition, so a loop that evicts one keeps it at its limit even when
+      // the partition thread was descheduled past the deadline (16 partition threads on 2 cores).
+      if (evictions >= maxEvictions || refills > maxRefills
+          || (evictions > 0 && nanoClock.getAsLong() > deadline)) {
         return Outcome.CAPPED;
       }
       C candidate = pool.poll();

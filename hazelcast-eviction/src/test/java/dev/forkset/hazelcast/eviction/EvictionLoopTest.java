@@ -75,6 +75,20 @@ public class EvictionLoopTest {
   }
 
   @Test
+  public void run_deadlinePassedBeforeTheFirstEviction_stillEvictsOne() {
+    // A partition thread descheduled past the deadline before it evicted anything (16 partition
+    // threads on 2 cores) must still free one entry, or a count policy's partition stays over.
+    EvictionLoop<Integer> loop = new EvictionLoop<>(1000, 10, 4, clock::get);
+    AtomicInteger evictions = new AtomicInteger();
+    EvictionLoop.Outcome outcome = loop.run(new EvictionPool<>(4), pool -> {
+      clock.addAndGet(100);
+      return sampler(1, 2, 3, 4).refill(pool);
+    }, c -> evictions.incrementAndGet(), () -> true);
+    assertEquals(EvictionLoop.Outcome.CAPPED, outcome);
+    assertEquals(1, evictions.get());
+  }
+
+  @Test
   public void run_otherThreadsCoverTheRest_endsDone() {
     EvictionLoop<Integer> loop = new EvictionLoop<>(1000, 1_000_000_000L, 4, clock::get);
     assertEquals(EvictionLoop.Outcome.DONE, loop.run(new EvictionPool<>(4),
