@@ -2,10 +2,12 @@ package dev.forkset.hbase.pmem;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.slf4j.Logger;
@@ -33,9 +35,13 @@ import org.slf4j.LoggerFactory;
  *   <li>A force that fails inside the JDK may surface as an unchecked exception (JDK 13+
  *       {@code UncheckedIOException}) or as an undeclared IOException (JDK 8); both become an
  *       IOException here, the type BucketCache's I/O-error handling expects.
- *   <li>{@link #release()} drops the mappings: later calls fail with an IOException. The memory
- *       is unmapped by the garbage collector once no block handed to a reader still refers to
- *       it; unmapping it explicitly could crash the JVM under a reader that still holds a slice.
+ *   <li>{@link #release()} drops the mappings and unmaps them at once ({@link Unmapper}): later
+ *       calls fail with an IOException. Touching a slice after that crashes the JVM, so it runs
+ *       only when nothing can: BucketCache shuts its engine down after its writer threads and
+ *       persister have stopped (patch 0059) and after it stopped serving blocks; a block a
+ *       reader still holds at that moment is the one open hazard (see the docs).
+ *   <li>{@link #mapSyncRefusal} probes MAP_SYNC before the cache creates or opens anything for
+ *       writing, so map.sync=require on a page-cache filesystem fails with nothing changed.
  * </ol>
  */
 final class Mappings {
@@ -47,7 +53,7 @@ final class Mappings {
   }
 
   /** JDK 14+ MAP_SYNC map mode, or null. */
-  private static final FileChannel.MapMode READ_WRITE_SYNC = findSyncMode();
+  private static final FileChannel.MapMode READ_WRITE_SYNC = findSyncMode("READ_WRITE_SYNC");
 
   /** JDK 13+ MappedByteBuffer.force(int, int), or null. */
   private static final Method FORCE_RANGE = findForceRange();
@@ -102,9 +108,7 @@ final class Mappings {
         }
       }
       if (mode == PmemCacheConfig.MapSync.REQUIRE) {
-        throw new IOException("pmem cache path " + f + " cannot be mapped with MAP_SYNC (" + why
-            + ") but " + PmemCacheConfig.MAP_SYNC.name + "=require; mount the filesystem with"
-            + " -o dax on a pmem/CXL device or set " + PmemCacheConfig.MAP_SYNC.name + "=auto");
+        throw new IOException(requiredMapSyncRefused(f, why));
       }
       LOG.warn("pmem cache path {} is not on a DAX filesystem ({}): the file is backed by the"
           + " page cache, so it takes DRAM and its contents survive a process crash but not a"
@@ -263,9 +267,67 @@ final class Mappings {
     }
   }
 
-  /** Drops the mappings; the garbage collector unmaps them once no reader holds a slice. */
-  void release() {
+  /**
+   * Drops and unmaps the mappings; later calls fail with an IOException.
+   * @return false when this JVM cannot unmap explicitly (the garbage collector does it later)
+   */
+  boolean release() {
+    MappedByteBuffer[] segs = segments;
     segments = null;
+    if (segs == null) {
+      return true;
+    }
+    boolean all = true;
+    for (int s = 0; s < segs.length; s++) {
+      synchronized (forceLocks[s]) { // not under a force
+        all &= Unmapper.unmap(segs[s]);
+      }
+    }
+    if (!all) {
+      LOG.warn("pmem cache: this JVM cannot unmap explicitly ({}); the mappings go when the"
+          + " garbage collector collects them", Unmapper.UNAVAILABLE);
+    }
+    return all;
+  }
+
+  /**
+   * Why {@code f}'s filesystem refuses MAP_SYNC, or null when it grants it; creates, extends and
+   * writes nothing of the cache. An existing file of at least a page is mapped read-only with
+   * MAP_SYNC; otherwise an empty temporary file in the same directory (a sparse page, deleted at
+   * once) is.
+   */
+  static String mapSyncRefusal(File f) {
+    FileChannel.MapMode readSync = findSyncMode("READ_ONLY_SYNC");
+    if (readSync == null) {
+      return "this JDK has no MAP_SYNC (needs JDK 14+)";
+    }
+    File probe = f;
+    boolean temporary = !f.isFile() || f.length() < Layout.PAGE;
+    try {
+      if (temporary) {
+        probe = File.createTempFile(".pmem-mapsync-probe", null, f.getParentFile());
+        try (RandomAccessFile raf = new RandomAccessFile(probe, "rw")) {
+          raf.setLength(Layout.PAGE);
+        }
+      }
+      try (FileChannel ch = FileChannel.open(probe.toPath(), StandardOpenOption.READ)) {
+        Unmapper.unmap(ch.map(readSync, 0, Layout.PAGE));
+        return null;
+      }
+    } catch (IOException | UnsupportedOperationException e) {
+      return "MAP_SYNC refused: " + e.getMessage();
+    } finally {
+      if (temporary && probe != f && !probe.delete() && probe.exists()) {
+        LOG.warn("pmem cache: could not delete the MAP_SYNC probe file {}", probe);
+      }
+    }
+  }
+
+  /** The message of a start refused because MAP_SYNC is required and {@code why}. */
+  static String requiredMapSyncRefused(File f, String why) {
+    return "pmem cache path " + f + " cannot be mapped with MAP_SYNC (" + why + ") but "
+        + PmemCacheConfig.MAP_SYNC.name + "=require; mount the filesystem with -o dax on a"
+        + " pmem/CXL device or set " + PmemCacheConfig.MAP_SYNC.name + "=auto";
   }
 
   private static void jdkForce(MappedByteBuffer seg, int index, int length) throws IOException {
@@ -288,10 +350,10 @@ final class Mappings {
     }
   }
 
-  private static FileChannel.MapMode findSyncMode() {
+  private static FileChannel.MapMode findSyncMode(String name) {
     try {
       Class<?> c = Class.forName("jdk.nio.mapmode.ExtendedMapMode");
-      return (FileChannel.MapMode) c.getField("READ_WRITE_SYNC").get(null);
+      return (FileChannel.MapMode) c.getField(name).get(null);
     } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
       return null;
     }

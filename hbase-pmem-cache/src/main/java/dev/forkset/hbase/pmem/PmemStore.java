@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>Start-up order: (1) {@link StartupChecks}: paths, collisions, free space summed per
- *       filesystem; (2) open or create each file and take its {@link CacheLock}; (3) read every
+ *   <li>Start-up order: (1) {@link StartupChecks}: paths, collisions, MAP_SYNC where it is
+ *       required (probed without touching a cache file), free space summed per filesystem; (2) open or create each file and take its {@link CacheLock}; (3) read every
  *       {@link CacheFileHeader} and decide warm (keep the epoch) or cold, and whether
  *       BucketCache's persisted map belongs to these files ({@link PersistedMap}); (4)
  *       {@link Preallocation}; (5) {@link Mappings}, with MAP_SYNC as configured. Nothing is
@@ -48,9 +48,11 @@ import org.slf4j.LoggerFactory;
  *       previous run stopped cleanly is only reported.
  *   <li>A block is written body first, then its header, whose checksum covers the stored body;
  *       a write torn by a crash fails its check.
- *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
- *       releases the locks; the garbage collector unmaps the memory once no reader holds a
- *       slice of it.
+ *   <li>{@link #close()} forces what was written, records a clean stop, unmaps the memory and
+ *       closes the files (which releases the locks), in that order, so a second engine on the
+ *       same paths, in this JVM or another, starts warm at once. BucketCache calls it after its
+ *       final checkpoint of the backing map (patch 0059): the clean-stop record and the lock
+ *       release come after the map they vouch for is on the device.
  * </ol>
  */
 public final class PmemStore {
@@ -443,8 +445,8 @@ public final class PmemStore {
   }
 
   /**
-   * Forces what was written, records a clean stop, drops the mappings and releases the files.
-   * Writes after this fail with an IOException.
+   * Forces what was written, records a clean stop, unmaps the memory and closes the files (which
+   * releases the locks). Writes after this fail with an IOException.
    */
   public void close() {
     if (closed) {

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * The checks that run before the engine creates, locks, maps or writes anything: every cache
  * path is usable, no two names are the same file, BucketCache's persistence file cannot
- * overwrite a cache file, and every filesystem can hold its files.
+ * overwrite a cache file, MAP_SYNC is granted where it is required, and every filesystem can
+ * hold its files.
  *
  * <p>Implementation notes:
  * <ol>
@@ -18,7 +19,15 @@ import java.util.List;
  *       {@link PmemCacheConfig}) and existing files also by their file key (device and inode),
  *       which catches hard links: BucketCache renames its map over the persistence path, so a
  *       persistence path that is a cache file or a link to one would replace the cache file.
- *   <li>Nothing here has a side effect; a failure names the setting, the path and the fix.
+ *   <li>With map.sync=require, MAP_SYNC is probed here ({@link Mappings#mapSyncRefusal}): an
+ *       existing cache file read-only, a new one's directory with a temporary file deleted at
+ *       once. So a refused start leaves the directory as it was: no cache file created,
+ *       extended, locked or written (a valid cache starts warm again with map.sync=auto).
+ *   <li>Nothing here changes a cache file; a failure names the setting, the path and the fix.
+ *       What can still refuse the start later is the lock (the file must be open to be locked;
+ *       another process holds an existing file, or a racing start created a new one) and an
+ *       allocation or mapping that fails after these checks passed (the space taken meanwhile):
+ *       the start then deletes only the files it created.
  * </ol>
  */
 final class StartupChecks {
@@ -47,6 +56,14 @@ final class StartupChecks {
     File map = config.persistencePath();
     if (map != null) {
       checkPersistencePath(map, paths);
+    }
+    if (config.mapSync() == PmemCacheConfig.MapSync.REQUIRE) {
+      for (File f : paths) {
+        String why = Mappings.mapSyncRefusal(f);
+        if (why != null) {
+          throw new IOException(Mappings.requiredMapSyncRefused(f, why));
+        }
+      }
     }
     Preallocation.checkFreeSpace(paths, lengths);
   }

@@ -12,6 +12,7 @@ import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -197,5 +198,52 @@ public class MappingsTest {
       assertTrue(e.getMessage(), e.getMessage().contains(PmemCacheConfig.MAP_SYNC.name));
       assertTrue(e.getMessage(), e.getMessage().contains(f.getPath()));
     }
+  }
+
+  @Test
+  public void release_unmapsEverySegmentAtOnce() throws Exception {
+    List<File> files = twoFiles();
+    Mappings m = map(new Layout(2, 8 * MIB, 2 * MIB), files);
+    m.write(0, ByteBuffer.wrap(new byte[] {1, 2, 3}));
+    assertTrue(ProcSelf.mappings(files.get(0)) > 0);
+    assertTrue(ProcSelf.mappings(files.get(1)) > 0);
+    m.release();
+    // m is still referenced: only an explicit unmap can have removed the mappings.
+    assertEquals("mappings of " + files.get(0) + " left after release", 0,
+        ProcSelf.mappings(files.get(0)));
+    assertEquals(0, ProcSelf.mappings(files.get(1)));
+    assertTrue(m.count() > 0);
+  }
+
+  @Test
+  public void release_twice_isHarmless() throws Exception {
+    Mappings m = map(new Layout(1, 8 * MIB, 2 * MIB), twoFiles().subList(0, 1));
+    m.release();
+    m.release();
+    try {
+      m.sync();
+      fail();
+    } catch (IOException expected) {
+      assertTrue(expected.getMessage().contains("shut down"));
+    }
+  }
+
+  @Test
+  public void mapSyncRefusal_onAPageCacheFilesystem_namesTheReasonAndLeavesNoFile()
+      throws Exception {
+    File dir = tmp.newFolder("probe");
+    File f = new File(dir, "cache");
+    assertTrue(Mappings.mapSyncRefusal(f) != null);
+    assertEquals("the probe left a file in " + dir, 0, dir.list().length);
+    byte[] content = new byte[3 * 4096];
+    content[5] = 42;
+    Files.write(f.toPath(), content);
+    long modified = f.lastModified();
+    assertTrue(Mappings.mapSyncRefusal(f) != null);
+    assertArrayEquals(content, Files.readAllBytes(f.toPath()));
+    assertEquals(modified, f.lastModified());
+    assertEquals(1, dir.list().length);
+    assertEquals(0, ProcSelf.mappings(f));
+    assertEquals(0, ProcSelf.descriptors(f));
   }
 }

@@ -228,4 +228,27 @@ public class PmemStoreTest {
       throw new AssertionError(e);
     }
   }
+
+  @Test
+  public void close_unmapsAndClosesTheFilesAtOnce() throws Exception {
+    PmemStore s = open();
+    writeBlock(s);
+    for (File f : new File[] {a, b}) {
+      assertTrue(f + " not mapped", ProcSelf.mappings(f) > 0);
+      assertTrue(f + " not open", ProcSelf.descriptors(f) > 0);
+    }
+    s.close();
+    // s is still referenced: no garbage collection can have unmapped or closed anything.
+    for (File f : new File[] {a, b}) {
+      assertEquals("mappings of " + f + " left after close", 0, ProcSelf.mappings(f));
+      assertEquals("descriptors of " + f + " left after close", 0, ProcSelf.descriptors(f));
+    }
+    assertFalse(s.holdsLocks());
+    PmemStore again = open();
+    try {
+      assertEquals("warm", again.stats().getStartMode());
+    } finally {
+      again.close();
+    }
+  }
 }

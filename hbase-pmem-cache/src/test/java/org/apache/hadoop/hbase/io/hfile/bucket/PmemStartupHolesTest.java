@@ -229,4 +229,74 @@ public class PmemStartupHolesTest {
     }
     assertFalse(new File(tmp.getRoot(), "unused").exists());
   }
+
+  /** Name, length, modification time and content hash of every file under the test root. */
+  private String snapshot() throws IOException {
+    StringBuilder sb = new StringBuilder();
+    try (java.util.stream.Stream<java.nio.file.Path> all = Files.walk(tmp.getRoot().toPath())) {
+      for (Object o : all.sorted().toArray()) {
+        File f = ((java.nio.file.Path) o).toFile();
+        sb.append(f).append(' ').append(f.lastModified());
+        if (f.isFile()) {
+          sb.append(' ').append(f.length()).append(' ')
+            .append(java.util.Arrays.hashCode(Files.readAllBytes(f.toPath())));
+        }
+        sb.append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private void assertRequiredMapSyncRefused() {
+    conf.set("hbase.bucketcache.pmem.map.sync", "require");
+    try {
+      open().shutdown();
+      fail("MAP_SYNC granted here: is the test directory on a DAX mount?");
+    } catch (IOException expected) {
+      assertTrue(expected.getMessage(),
+        expected.getMessage().contains("hbase.bucketcache.pmem.map.sync"));
+      assertTrue(expected.getMessage(), expected.getMessage().contains(p0.getPath()));
+    }
+  }
+
+  @Test
+  public void requiredMapSyncOnAPageCacheFilesystem_leavesAValidCacheAsItWas() throws Exception {
+    TestBlocks blocks = warm(11);
+    String before = snapshot();
+    Thread.sleep(1_100); // so that a write or an fallocate shows in the modification times
+    assertRequiredMapSyncRefused();
+    assertEquals("a start refused for MAP_SYNC changed the cache directories", before,
+      snapshot());
+    conf.set("hbase.bucketcache.pmem.map.sync", "auto");
+    TestBlocks.Tally t = reopenAndCheck(blocks);
+    assertEquals(t.toString(), BLOCKS, t.correct);
+  }
+
+  @Test
+  public void requiredMapSyncOnAPageCacheFilesystem_createsNoFile() throws Exception {
+    String before = snapshot();
+    assertRequiredMapSyncRefused();
+    assertFalse(p0.exists());
+    assertFalse(p1.exists());
+    assertEquals(0, p0.getParentFile().list().length);
+    assertEquals(0, p1.getParentFile().list().length);
+    assertFalse(new File(persistence).exists());
+    // Directory times may change (the probe's temporary file); names and contents may not.
+    assertEquals(before.replaceAll(" \\d+\n", "\n"), snapshot().replaceAll(" \\d+\n", "\n"));
+  }
+
+  @Test
+  public void shutdown_unmapsAndClosesTheFilesWithoutWaitingForTheGarbageCollector()
+    throws Exception {
+    BucketCache cache = open();
+    TestBlocks.make(12, 10, BLOCK).cacheAll(cache);
+    assertTrue(ProcMaps.count(p0) > 0);
+    cache.shutdown();
+    // cache (and its engine) are still referenced: only an explicit unmap frees the mappings.
+    assertEquals("mappings of " + p0 + " left after shutdown", 0, ProcMaps.count(p0));
+    assertEquals("mappings of " + p1 + " left after shutdown", 0, ProcMaps.count(p1));
+    assertEquals("descriptors of " + p0 + " left after shutdown", 0, ProcMaps.descriptors(p0));
+    assertEquals("descriptors of " + p1 + " left after shutdown", 0, ProcMaps.descriptors(p1));
+    assertTrue(cache.ioEngine.toString(), cache.ioEngine != null);
+  }
 }

@@ -31,4 +31,21 @@ final class ProcMaps {
     }
     return n;
   }
+
+  /** This process's open descriptors of {@code f}. */
+  static int descriptors(File f) throws IOException {
+    int n = 0;
+    File[] fds = new File("/proc/self/fd").listFiles();
+    for (File fd : fds == null ? new File[0] : fds) {
+      try {
+        String target = Files.readSymbolicLink(fd.toPath()).toString();
+        if (target.equals(f.getPath()) || target.equals(f.getPath() + " (deleted)")) {
+          n++;
+        }
+      } catch (IOException e) {
+        // closed meanwhile
+      }
+    }
+    return n;
+  }
 }
