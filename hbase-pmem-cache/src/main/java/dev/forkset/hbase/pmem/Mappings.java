@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  *       IOException here, the type BucketCache's I/O-error handling expects.
  *   <li>{@link #release()} drops the mappings and unmaps them at once ({@link Unmapper}): later
  *       calls fail with an IOException. Touching a slice after that crashes the JVM, so it runs
- *       only when nothing can: BucketCache shuts its engine down after its writer threads and
- *       persister have stopped (patch 0059) and after it stopped serving blocks; a block a
- *       reader still holds at that moment is the one open hazard (see the docs).
+ *       only when nothing should: BucketCache shuts its engine down after it disabled itself (no
+ *       new read gets a block) and its writer threads and persister stopped (patch 0059); a
+ *       block a reader got just before and still holds at that moment is the one open hazard
+ *       (docs/hbase-pmem-cache.md, "Not done / limits").
  *   <li>{@link #mapSyncRefusal} probes MAP_SYNC before the cache creates or opens anything for
  *       writing, so map.sync=require on a page-cache filesystem fails with nothing changed.
  * </ol>
