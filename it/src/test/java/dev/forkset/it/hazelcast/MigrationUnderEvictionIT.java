@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.Ignore;
 import org.junit.Test;
 
 /**
@@ -43,11 +42,6 @@ public class MigrationUnderEvictionIT {
       "Removing connection to endpoint \\S+ Cause => java.io.IOException \\{Connection refused");
 
   @Test
-  @Ignore("Known open defect, fails on stock 5.7.0 and on the custom jar alike (1752-1870 keys of"
-      + " the USED_HEAP_SIZE map gone without an eviction event): MapChunk and"
-      + " MapReplicationStateHolder stop copying a partition's records once the receiver is over"
-      + " its limit. The fix (copy every record, then evict with events) is not written yet; see"
-      + " docs/hazelcast-eviction.md, What is missing.")
   public void memberJoinsAndLeavesWhileEvicting_noBackupTimeoutNoLostEntry() throws Exception {
     String label = FLAVOR.name().toLowerCase() + " migration";
     String config = "map:\n"
