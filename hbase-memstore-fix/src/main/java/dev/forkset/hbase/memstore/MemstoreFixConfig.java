@@ -24,7 +24,9 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
  *       so this class and the RegionServer cannot disagree; {@code main} runs it on a
  *       configuration before a rolling restart.</li>
  *   <li>Durations are read with Hadoop's {@code Configuration.getTimeDuration}: {@code 100},
- *       {@code 100ms}, {@code 2s} all work.</li>
+ *       {@code 100ms}, {@code 2s} all work. A plain number is parsed directly as milliseconds,
+ *       because {@code getTimeDuration} logs "No unit for ..." at every call, that is at every
+ *       region open.</li>
  *   <li>The settings table of docs/hbase-memstore-fix.md is rendered from {@link #settings()}
  *       ({@code SettingsDocTest} fails when they differ).</li>
  * </ol>
@@ -66,8 +68,9 @@ public final class MemstoreFixConfig {
           + " to its regions; one that is not valid is logged with the table, key and value (one"
           + " WARN per table and value in a RegionServer process, not one per region) and the"
           + " RegionServer's value is used. A site value that is not valid stops the RegionServer"
-          + " in its constructor, before it joins the cluster, with a message naming the key."
-          + " Read when a region opens. A family's value is not read: it is logged as ignored"
+          + " in its constructor, before it joins the cluster, with a message naming the key; one"
+          + " that arrives by a configuration reload (update_config) is logged once per value and"
+          + " regions opened from then on use the last valid value. Read when a region opens. A family's value is not read: it is logged as ignored"
           + " (one WARN per table, family and value in a RegionServer process) and the table's or"
           + " site value applies.");
 
