@@ -43,11 +43,11 @@ public class MigrationUnderEvictionIT {
       "Removing connection to endpoint \\S+ Cause => java.io.IOException \\{Connection refused");
 
   @Test
-  @Ignore("Still fails on the custom jar, far less than before: with patch 0003 (migration keeps"
-      + " every record) 13 and 4 keys of the USED_HEAP_SIZE map (16 of the PER_NODE map in the"
-      + " first run) were gone without an eviction event in two runs; stock 5.7.0 lost 1839 and 6 in the same"
-      + " session. Cause of the rest not found yet; see docs/hazelcast-eviction.md, What is"
-      + " missing.")
+  @Ignore("Known open defect, fails on stock 5.7.0 and on the custom jar alike (1752-1870 keys of"
+      + " the USED_HEAP_SIZE map gone without an eviction event): MapChunk and"
+      + " MapReplicationStateHolder stop copying a partition's records once the receiver is over"
+      + " its limit. The fix (copy every record, then evict with events) is not written yet; see"
+      + " docs/hazelcast-eviction.md, What is missing.")
   public void memberJoinsAndLeavesWhileEvicting_noBackupTimeoutNoLostEntry() throws Exception {
     String label = FLAVOR.name().toLowerCase() + " migration";
     String config = "map:\n"
