@@ -35,12 +35,13 @@ import org.slf4j.LoggerFactory;
  *   <li>A force that fails inside the JDK may surface as an unchecked exception (JDK 13+
  *       {@code UncheckedIOException}) or as an undeclared IOException (JDK 8); both become an
  *       IOException here, the type BucketCache's I/O-error handling expects.
- *   <li>{@link #release()} drops the mappings and unmaps them at once ({@link Unmapper}): later
- *       calls fail with an IOException. Touching a slice after that crashes the JVM, so it runs
- *       only when nothing should: BucketCache shuts its engine down after it disabled itself (no
- *       new read gets a block) and its writer threads and persister stopped (patch 0059); a
- *       block a reader got just before and still holds at that moment is the one open hazard
- *       (docs/hbase-pmem-cache.md, "Not done / limits").
+ *   <li>{@link #release()} drops the mappings (later calls fail with an IOException) and leaves
+ *       the unmapping to the garbage collector, as HBase's own mmap engines do: blocks are served
+ *       zero-copy, and a RegionServer shuts its block cache down before it closes its regions, so
+ *       a scanner may still hold (and read) a block after shutdown; an explicit unmap would make
+ *       that read crash the JVM. Closing the files releases the locks, so a new engine on the
+ *       same paths starts at once. {@link #unmap()} unmaps at once, for a start that failed
+ *       before it served anything.
  *   <li>{@link #mapSyncRefusal} probes MAP_SYNC before the cache creates or opens anything for
  *       writing, so map.sync=require on a page-cache filesystem fails with nothing changed.
  * </ol>
@@ -269,10 +270,19 @@ final class Mappings {
   }
 
   /**
-   * Drops and unmaps the mappings; later calls fail with an IOException.
+   * Drops the mappings: later calls fail with an IOException. Slices handed out before stay
+   * readable until the garbage collector collects them (see the class notes).
+   */
+  void release() {
+    segments = null;
+  }
+
+  /**
+   * Drops and unmaps the mappings at once; only when no slice of them can be in use (a start that
+   * failed before serving anything).
    * @return false when this JVM cannot unmap explicitly (the garbage collector does it later)
    */
-  boolean release() {
+  boolean unmap() {
     MappedByteBuffer[] segs = segments;
     segments = null;
     if (segs == null) {
@@ -293,23 +303,21 @@ final class Mappings {
 
   /**
    * Why {@code f}'s filesystem refuses MAP_SYNC, or null when it grants it; creates, extends and
-   * writes nothing of the cache. An existing file of at least a page is mapped read-only with
-   * MAP_SYNC; otherwise an empty temporary file in the same directory (a sparse page, deleted at
-   * once) is.
+   * writes nothing of the cache. A temporary file in the same directory (a sparse page, deleted
+   * at once) is mapped read-only with MAP_SYNC, never the cache file itself: closing any
+   * descriptor of a file drops this process's POSIX locks on it, which would free a cache this
+   * JVM already holds to another process.
    */
   static String mapSyncRefusal(File f) {
     FileChannel.MapMode readSync = findSyncMode("READ_ONLY_SYNC");
     if (readSync == null) {
       return "this JDK has no MAP_SYNC (needs JDK 14+)";
     }
-    File probe = f;
-    boolean temporary = !f.isFile() || f.length() < Layout.PAGE;
+    File probe = null;
     try {
-      if (temporary) {
-        probe = File.createTempFile(".pmem-mapsync-probe", null, f.getParentFile());
-        try (RandomAccessFile raf = new RandomAccessFile(probe, "rw")) {
-          raf.setLength(Layout.PAGE);
-        }
+      probe = File.createTempFile(".pmem-mapsync-probe", null, f.getAbsoluteFile().getParentFile());
+      try (RandomAccessFile raf = new RandomAccessFile(probe, "rw")) {
+        raf.setLength(Layout.PAGE);
       }
       try (FileChannel ch = FileChannel.open(probe.toPath(), StandardOpenOption.READ)) {
         Unmapper.unmap(ch.map(readSync, 0, Layout.PAGE));
@@ -318,7 +326,7 @@ final class Mappings {
     } catch (IOException | UnsupportedOperationException e) {
       return "MAP_SYNC refused: " + e.getMessage();
     } finally {
-      if (temporary && probe != f && !probe.delete() && probe.exists()) {
+      if (probe != null && !probe.delete() && probe.exists()) {
         LOG.warn("pmem cache: could not delete the MAP_SYNC probe file {}", probe);
       }
     }

@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  *       previous run stopped cleanly is only reported.
  *   <li>A block is written body first, then its header, whose checksum covers the stored body;
  *       a write torn by a crash fails its check.
- *   <li>{@link #close()} forces what was written, records a clean stop, unmaps the memory and
+ *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
  *       closes the files (which releases the locks), in that order, so a second engine on the
- *       same paths, in this JVM or another, starts warm at once. BucketCache calls it after its
+ *       same paths, in this JVM or another, starts warm at once. The memory is unmapped by the
+ *       garbage collector, not at once: a reader may still hold a block ({@link Mappings}). BucketCache calls it after its
  *       final checkpoint of the backing map (patch 0059): the clean-stop record and the lock
  *       release come after the map they vouch for is on the device.
  * </ol>
@@ -101,6 +102,7 @@ public final class PmemStore {
     StartupChecks.check(config, layout);
 
     FileChannel[] channels = new FileChannel[n];
+    Mappings mapped = null;
     FileLock[] locks = new FileLock[n];
     boolean[] created = new boolean[n];
     boolean ok = false;
@@ -129,6 +131,7 @@ public final class PmemStore {
         }
       }
       Mappings mappings = new Mappings(layout, channels, paths, config.mapSync());
+      mapped = mappings;
 
       // Every check has passed: from here on the engine writes.
       if (mapAside != null) {
@@ -165,6 +168,9 @@ public final class PmemStore {
       return store;
     } finally {
       if (!ok) {
+        if (mapped != null) {
+          mapped.unmap(); // nothing was served from them
+        }
         // Only files this start created and locked: a file it created but another start locked
         // first is that start's. Deleted while still locked, so no other start takes the lock
         // of a file that is about to go.
@@ -445,8 +451,9 @@ public final class PmemStore {
   }
 
   /**
-   * Forces what was written, records a clean stop, unmaps the memory and closes the files (which
-   * releases the locks). Writes after this fail with an IOException.
+   * Forces what was written, records a clean stop, drops the mappings and closes the files (which
+   * releases the locks). Writes after this fail with an IOException; blocks read before stay
+   * readable.
    */
   public void close() {
     if (closed) {

@@ -6,16 +6,16 @@ import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 
 /**
- * Unmaps a {@link MappedByteBuffer} now instead of when the garbage collector finds it, so a
- * stopped cache gives its mappings back at once and a cache reopened in the same JVM does not
- * wait for a collection.
+ * Unmaps a {@link MappedByteBuffer} now instead of when the garbage collector finds it: for a
+ * start that failed before it served anything, and for the MAP_SYNC probe. A running or stopped
+ * cache is never unmapped this way (readers may still hold its blocks; see {@link Mappings}).
  *
  * <p>Implementation notes:
  * <ol>
  *   <li>JDK 9+: {@code sun.misc.Unsafe.invokeCleaner(ByteBuffer)} (module jdk.unsupported, no
  *       --add-opens needed), the path Netty's {@code CleanerJava9} and Lucene's
  *       {@code MMapDirectory} take. JDK 8: {@code ((sun.nio.ch.DirectBuffer) b).cleaner().clean()},
- *       as Netty's {@code CleanerJava6} and HBase's own unmapping of its mmap engines do. Both are
+ *       as Netty's {@code CleanerJava6} does. Both are
  *       looked up once by reflection, so the class stays Java 8 bytecode and loads everywhere.
  *   <li>Where neither is available {@link #unmap} returns false and the buffer is left to the
  *       garbage collector, as before; the caller logs that once.

@@ -230,7 +230,7 @@ public class PmemStoreTest {
   }
 
   @Test
-  public void close_unmapsAndClosesTheFilesAtOnce() throws Exception {
+  public void close_closesTheFilesAtOnce() throws Exception {
     PmemStore s = open();
     writeBlock(s);
     for (File f : new File[] {a, b}) {
@@ -238,9 +238,9 @@ public class PmemStoreTest {
       assertTrue(f + " not open", ProcSelf.descriptors(f) > 0);
     }
     s.close();
-    // s is still referenced: no garbage collection can have unmapped or closed anything.
+    // s is still referenced: no garbage collection can have closed anything. The mappings are
+    // left to the garbage collector (a reader may still hold a block; MappingsTest).
     for (File f : new File[] {a, b}) {
-      assertEquals("mappings of " + f + " left after close", 0, ProcSelf.mappings(f));
       assertEquals("descriptors of " + f + " left after close", 0, ProcSelf.descriptors(f));
     }
     assertFalse(s.holdsLocks());

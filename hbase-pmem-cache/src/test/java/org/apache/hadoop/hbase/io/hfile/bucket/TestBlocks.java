@@ -121,6 +121,11 @@ final class TestBlocks {
     }
   }
 
+  /** Whether {@code got} holds the bytes of block {@code i}. */
+  boolean sameAs(Cacheable got, int i) {
+    return serialized(got).equals(serialized(blocks[i]));
+  }
+
   /** What a cache served. */
   static final class Tally {
     int correct;
