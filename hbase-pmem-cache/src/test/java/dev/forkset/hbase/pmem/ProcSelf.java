@@ -7,11 +7,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-/** This process's mappings (/proc/self/maps) and open descriptors (/proc/self/fd) of a file. */
-final class ProcSelf {
+/**
+ * This process's mappings (/proc/self/maps) and open descriptors (/proc/self/fd) of a file; used
+ * by the engine's tests in both packages.
+ */
+public final class ProcSelf {
   private ProcSelf() {}
 
-  static int mappings(File f) throws IOException {
+  /** Lines of /proc/self/maps that map {@code f}. */
+  public static int mappings(File f) throws IOException {
     int n = 0;
     for (String line : Files.readAllLines(new File("/proc/self/maps").toPath(),
         StandardCharsets.UTF_8)) {
@@ -22,7 +26,8 @@ final class ProcSelf {
     return n;
   }
 
-  static int descriptors(File f) throws IOException {
+  /** This process's open descriptors of {@code f}. */
+  public static int descriptors(File f) throws IOException {
     int n = 0;
     try (Stream<Path> fds = Files.list(new File("/proc/self/fd").toPath())) {
       for (Object o : fds.toArray()) {
@@ -35,6 +40,18 @@ final class ProcSelf {
           // closed meanwhile
         }
       }
+    }
+    return n;
+  }
+
+  /** Collects garbage until no mapping of {@code f} is left or {@code millis} pass. */
+  public static int mappingsAfterGc(File f, long millis) throws IOException, InterruptedException {
+    long deadline = System.currentTimeMillis() + millis;
+    int n = mappings(f);
+    while (n > 0 && System.currentTimeMillis() < deadline) {
+      System.gc();
+      Thread.sleep(50);
+      n = mappings(f);
     }
     return n;
   }

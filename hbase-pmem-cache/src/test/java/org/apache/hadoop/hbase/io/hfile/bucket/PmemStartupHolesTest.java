@@ -6,6 +6,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import dev.forkset.hbase.pmem.ProcSelf;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -199,12 +200,12 @@ public class PmemStartupHolesTest {
   public void shutdown_closesTheFilesAndLetsTheMappingsGo() throws Exception {
     BucketCache cache = open();
     TestBlocks.make(9, 10, BLOCK).cacheAll(cache);
-    assertTrue(ProcMaps.count(p0) > 0);
+    assertTrue(ProcSelf.mappings(p0) > 0);
     cache.shutdown();
     // The RegionServer keeps its BucketCache object; the engine must not pin the memory.
     assertEquals("mappings of " + p0 + " left after shutdown", 0,
-        ProcMaps.countAfterGc(p0, 10_000));
-    assertEquals(0, ProcMaps.countAfterGc(p1, 1_000));
+        ProcSelf.mappingsAfterGc(p0, 10_000));
+    assertEquals(0, ProcSelf.mappingsAfterGc(p1, 1_000));
     try (FileChannel ch = FileChannel.open(p1.toPath(), StandardOpenOption.WRITE)) {
       FileLock lock = ch.tryLock();
       assertTrue("the stopped cache still holds its file", lock != null);
@@ -303,8 +304,8 @@ public class PmemStartupHolesTest {
     } finally {
       held.release();
     }
-    assertEquals("descriptors of " + p0 + " left after shutdown", 0, ProcMaps.descriptors(p0));
-    assertEquals("descriptors of " + p1 + " left after shutdown", 0, ProcMaps.descriptors(p1));
+    assertEquals("descriptors of " + p0 + " left after shutdown", 0, ProcSelf.descriptors(p0));
+    assertEquals("descriptors of " + p1 + " left after shutdown", 0, ProcSelf.descriptors(p1));
     assertTrue(cache.ioEngine.toString(), cache.ioEngine != null);
   }
 }
