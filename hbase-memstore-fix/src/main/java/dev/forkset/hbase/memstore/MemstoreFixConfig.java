@@ -70,9 +70,9 @@ public final class MemstoreFixConfig {
           + " RegionServer's value is used. A site value that is not valid stops the RegionServer"
           + " in its constructor, before it joins the cluster, with a message naming the key; one"
           + " that arrives by a configuration reload (update_config) is logged once per value and"
-          + " regions opened from then on use the last valid value. Read when a region opens. A family's value is not read: it is logged as ignored"
-          + " (one WARN per table, family and value in a RegionServer process) and the table's or"
-          + " site value applies.");
+          + " regions opened from then on use the last valid value. Read when a region opens."
+          + " A family's value is not read: it is logged as ignored (one WARN per table, family"
+          + " and value in a RegionServer process) and the table's or site value applies.");
 
   /** The value of {@link #FLUSH_UPDATES_LOCK_WARN_MS}, in milliseconds. */
   public final long flushUpdatesLockWarnMs;

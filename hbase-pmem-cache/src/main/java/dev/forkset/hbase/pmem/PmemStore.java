@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>Implementation notes:
  * <ol>
  *   <li>Start-up order: (1) {@link StartupChecks}: paths, collisions, MAP_SYNC where it is
- *       required (probed without touching a cache file), free space summed per filesystem; (2) open or create each file and take its {@link CacheLock}; (3) read every
+ *       required (probed without touching a cache file), free space summed per filesystem;
+ *       (2) open or create each file and take its {@link CacheLock}; (3) read every
  *       {@link CacheFileHeader} and decide warm (keep the epoch) or cold, and whether
  *       BucketCache's persisted map belongs to these files ({@link PersistedMap}); (4)
  *       {@link Preallocation}; (5) {@link Mappings}, with MAP_SYNC as configured. Nothing is
@@ -51,9 +52,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
  *       closes the files (which releases the locks), in that order, so a second engine on the
  *       same paths, in this JVM or another, starts warm at once. The memory is unmapped by the
- *       garbage collector, not at once: a reader may still hold a block ({@link Mappings}). BucketCache calls it after its
- *       final checkpoint of the backing map (patch 0059): the clean-stop record and the lock
- *       release come after the map they vouch for is on the device.
+ *       garbage collector, not at once: a reader may still hold a block ({@link Mappings}).
+ *       BucketCache calls it after its final checkpoint of the backing map (patch 0059): the
+ *       clean-stop record and the lock release come after the map they vouch for is on the
+ *       device.
  * </ol>
  */
 public final class PmemStore {
