@@ -112,8 +112,15 @@ public class FlushUpdatesLockIT {
         RegionInfo region = admin.getRegions(name).get(0);
         HRegionServer first = hostOf(hbase, region);
         HRegionServer other = servers.get(0) == first ? servers.get(1) : servers.get(0);
-        admin.move(region.getEncodedNameAsBytes(), other.getServerName());
-        hbase.util().waitFor(60_000, () -> other.getRegion(region.getEncodedName()) != null);
+        // A move to a RegionServer that joined seconds ago can be placed back on the source (the
+        // master's view of the new server lags; seen once in CI): move again until it lands.
+        for (int attempt = 1; other.getRegion(region.getEncodedName()) == null; attempt++) {
+          admin.move(region.getEncodedNameAsBytes(), other.getServerName());
+          hbase.util().waitUntilNoRegionsInTransition(60_000);
+          if (attempt == 5) {
+            hbase.util().waitFor(60_000, () -> other.getRegion(region.getEncodedName()) != null);
+          }
+        }
         hbase.util().waitUntilNoRegionsInTransition(60_000);
         hbase.util().waitTableAvailable(name, 60_000);
 
