@@ -182,21 +182,6 @@ public class PmemStartupHolesTest {
   }
 
   @Test
-  public void failedStartOnMapSync_keepsTheCacheWarm() throws Exception {
-    TestBlocks blocks = warm(8);
-    conf.set("hbase.bucketcache.pmem.map.sync", "require");
-    try {
-      open().shutdown();
-      fail("MAP_SYNC granted here: is the test directory on a DAX mount?");
-    } catch (IOException expected) {
-      assertTrue(expected.getMessage(), expected.getMessage().contains("MAP_SYNC"));
-    }
-    conf.set("hbase.bucketcache.pmem.map.sync", "auto");
-    TestBlocks.Tally t = reopenAndCheck(blocks);
-    assertEquals(t.toString(), BLOCKS, t.correct);
-  }
-
-  @Test
   public void shutdown_closesTheFilesAndLetsTheMappingsGo() throws Exception {
     BucketCache cache = open();
     TestBlocks.make(9, 10, BLOCK).cacheAll(cache);
