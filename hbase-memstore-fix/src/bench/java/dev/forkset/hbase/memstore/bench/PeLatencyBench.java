@@ -170,12 +170,14 @@ public final class PeLatencyBench {
       // it sees two flushes rather than one.
       Map<String, String> fill = cluster.fillLikePe(TABLE, PREFILL, VALUE_SIZE, threads * rows);
       r.prefilledCells = Long.parseLong(fill.get("cells"));
+      // The metric first (its start waits out the JMX cache, letting in-memory flushes that
+      // the fill set off finish), then the probe's holds are reset: both count from here.
+      RegionServerLockMetrics metric = new RegionServerLockMetrics(cluster);
+      metric.start();
       cluster.holds(TABLE);
       int gcLinesBefore = lines(cluster.gcLogFile()).size();
       System.out.printf(Locale.ROOT, "%s: measuring %,d puts (%d threads)%n", v.label,
           (long) threads * rows, threads);
-      RegionServerLockMetrics metric = new RegionServerLockMetrics(cluster);
-      metric.start();
       Hbase21Cluster.PeResult pe;
       try {
         pe = cluster.performanceEvaluation("pe-run", clientHeap, peArgs(threads, rows),
@@ -207,9 +209,18 @@ public final class PeLatencyBench {
    * time its source is snapshotted (a JMX read after the cache expired, or a metrics period with
    * a sink), so this reads the bean every 2 s and keeps the largest max it saw; _num_ops counts
    * from the start of the RegionServer.
+   *
+   * <p>The flushes before the run (warm-up, fill) must not reach the maxima. Hadoop's
+   * MetricsSourceAdapter serves JMX reads from a cache that lives one metrics period (10 s by
+   * default; the cluster sets none), and only a read past it snapshots, and so resets, the
+   * histograms. {@link #start()} therefore reads, waits out the cache, reads again (a snapshot
+   * that takes in every flush so far, as nothing writes meanwhile) and only then starts keeping
+   * maxima.
    */
   static final class RegionServerLockMetrics {
     private static final String BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
+    /** Hadoop metrics2's default period, which is also how long a JMX read is cached. */
+    private static final long JMX_CACHE_MILLIS = 10_000;
     private final Hbase21Cluster cluster;
     private final Thread poller;
     private volatile boolean running = true;
@@ -234,9 +245,18 @@ public final class PeLatencyBench {
       this.poller.setDaemon(true);
     }
 
-    void start() {
+    void start() throws IOException, InterruptedException {
       poll();
-      opsBefore = opsAfter;
+      Thread.sleep(JMX_CACHE_MILLIS + 2_000);
+      poll();
+      synchronized (this) {
+        if (failure != null) {
+          throw failure;
+        }
+        holdMax = 0;
+        waitMax = 0;
+        opsBefore = opsAfter;
+      }
       poller.start();
     }
 
