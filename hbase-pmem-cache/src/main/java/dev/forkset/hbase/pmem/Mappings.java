@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *       zero-copy, and a RegionServer shuts its block cache down before it closes its regions, so
  *       a scanner may still hold (and read) a block after shutdown; an explicit unmap would make
  *       that read crash the JVM. Closing the files releases the locks, so a new engine on the
- *       same paths starts at once. {@link #unmap()} unmaps at once, for a start that failed
- *       before it served anything.
+ *       same paths starts at once. {@link #unmap()} unmaps at once: for a start that failed
+ *       before it served anything, and at shutdown when BucketCache saw every block released by
+ *       its readers and no read can start any more (patch 0060).
  *   <li>{@link #mapSyncRefusal} probes MAP_SYNC before the cache creates or opens anything for
  *       writing, so map.sync=require on a page-cache filesystem fails with nothing changed.
  * </ol>
@@ -279,7 +280,7 @@ final class Mappings {
 
   /**
    * Drops and unmaps the mappings at once; only when no slice of them can be in use (a start that
-   * failed before serving anything).
+   * failed before serving anything, or a shutdown after every reader released its blocks).
    * @return false when this JVM cannot unmap explicitly (the garbage collector does it later)
    */
   boolean unmap() {
@@ -303,32 +304,69 @@ final class Mappings {
 
   /**
    * Why {@code f}'s filesystem refuses MAP_SYNC, or null when it grants it; creates, extends and
-   * writes nothing of the cache. A temporary file in the same directory (a sparse page, deleted
-   * at once) is mapped read-only with MAP_SYNC, never the cache file itself: closing any
-   * descriptor of a file drops this process's POSIX locks on it, which would free a cache this
-   * JVM already holds to another process.
+   * writes nothing of the cache. A temporary file in the same directory (a sparse page) is
+   * mapped read-only with MAP_SYNC, never the cache file itself: closing any descriptor of a file
+   * drops this process's POSIX locks on it, which would free a cache this JVM already holds to
+   * another process. The probe file is unlinked as soon as it is open, before it is extended or
+   * mapped (both work on the descriptor), so a kill -9 can leave it only in the instant between
+   * its creation and its opening; such a leftover, and only that name, is removed first.
    */
   static String mapSyncRefusal(File f) {
+    return mapSyncRefusal(f, () -> { });
+  }
+
+  /** {@link #mapSyncRefusal(File)}, running {@code beforeMap} just before the probe maps. */
+  static String mapSyncRefusal(File f, Runnable beforeMap) {
+    File dir = f.getAbsoluteFile().getParentFile();
+    removeProbeLeftovers(dir);
     FileChannel.MapMode readSync = findSyncMode("READ_ONLY_SYNC");
     if (readSync == null) {
       return "this JDK has no MAP_SYNC (needs JDK 14+)";
     }
     File probe = null;
     try {
-      probe = File.createTempFile(".pmem-mapsync-probe", null, f.getAbsoluteFile().getParentFile());
+      probe = File.createTempFile(PROBE_PREFIX, PROBE_SUFFIX, dir);
       try (RandomAccessFile raf = new RandomAccessFile(probe, "rw")) {
+        deleteProbe(probe);
+        probe = null;
         raf.setLength(Layout.PAGE);
-      }
-      try (FileChannel ch = FileChannel.open(probe.toPath(), StandardOpenOption.READ)) {
-        Unmapper.unmap(ch.map(readSync, 0, Layout.PAGE));
+        beforeMap.run();
+        Unmapper.unmap(raf.getChannel().map(readSync, 0, Layout.PAGE));
         return null;
       }
     } catch (IOException | UnsupportedOperationException e) {
       return "MAP_SYNC refused: " + e.getMessage();
     } finally {
-      if (probe != null && !probe.delete() && probe.exists()) {
-        LOG.warn("pmem cache: could not delete the MAP_SYNC probe file {}", probe);
+      if (probe != null) {
+        deleteProbe(probe);
       }
+    }
+  }
+
+  private static final String PROBE_PREFIX = ".pmem-mapsync-probe";
+  private static final String PROBE_SUFFIX = ".tmp";
+
+  /**
+   * Removes probe files a killed JVM left in {@code dir}. Another JVM probing the same directory
+   * at this instant loses only the name of its file, not the file: it holds it open, and the
+   * same lock that stops a second RegionServer on these paths stops that JVM's start later.
+   */
+  private static void removeProbeLeftovers(File dir) {
+    File[] leftovers = dir.listFiles((d, name) -> name.startsWith(PROBE_PREFIX)
+        && name.endsWith(PROBE_SUFFIX));
+    if (leftovers == null) {
+      return;
+    }
+    for (File leftover : leftovers) {
+      LOG.info("pmem cache: removing {}, a MAP_SYNC probe file an earlier process left",
+          leftover);
+      deleteProbe(leftover);
+    }
+  }
+
+  private static void deleteProbe(File probe) {
+    if (!probe.delete() && probe.exists()) {
+      LOG.warn("pmem cache: could not delete the MAP_SYNC probe file {}", probe);
     }
   }
 

@@ -94,6 +94,13 @@ public final class PmemCacheConfig {
       "Digest of the cache files' identity stored in the persisted map; a map whose digest does"
           + " not match the files is moved aside unread.");
 
+  public static final Setting SHUTDOWN_RELEASE_WAIT = hbase(
+      "hbase.bucketcache.shutdown.release.wait.ms", "5000", "milliseconds (patch 0060)",
+      "How long BucketCache's shutdown waits, after its final checkpoint, for readers (open"
+          + " scanners) to release the blocks they hold; then the files are unmapped at once. If"
+          + " blocks are still held, one warning says how many and the mappings are left to the"
+          + " garbage collector, so those blocks stay readable.");
+
   public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
       "module, stock",
       "module: this engine serves pmem: values; stock: HBase's own SharedMemoryMmapIOEngine"

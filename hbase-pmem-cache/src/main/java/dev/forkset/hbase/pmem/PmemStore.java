@@ -51,11 +51,12 @@ import org.slf4j.LoggerFactory;
  *       a write torn by a crash fails its check.
  *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
  *       closes the files (which releases the locks), in that order, so a second engine on the
- *       same paths, in this JVM or another, starts warm at once. The memory is unmapped by the
- *       garbage collector, not at once: a reader may still hold a block ({@link Mappings}).
- *       BucketCache calls it after its final checkpoint of the backing map (patch 0059): the
- *       clean-stop record and the lock release come after the map they vouch for is on the
- *       device.
+ *       same paths, in this JVM or another, starts warm at once. BucketCache calls it after its
+ *       final checkpoint of the backing map (patches 0059, 0060): the clean-stop record and the
+ *       lock release come after the map they vouch for is on the device, and the clean stop is
+ *       recorded only when that checkpoint succeeded. The memory is unmapped at once when
+ *       BucketCache saw every block released by its readers within its bounded wait, and by the
+ *       garbage collector otherwise: a reader may still hold a block ({@link Mappings}).
  * </ol>
  */
 public final class PmemStore {
@@ -455,9 +456,23 @@ public final class PmemStore {
   /**
    * Forces what was written, records a clean stop, drops the mappings and closes the files (which
    * releases the locks). Writes after this fail with an IOException; blocks read before stay
-   * readable.
+   * readable (the garbage collector unmaps them).
    */
   public void close() {
+    close(true, false);
+  }
+
+  /**
+   * Forces what was written, records a clean stop when {@code cleanStop} (else the files keep
+   * saying "running", so the next start treats the stop as unclean), drops the mappings,
+   * or unmaps them when {@code unmap}, and closes the files (which releases the locks). Writes
+   * after this fail with an IOException.
+   * @param cleanStop whether BucketCache's persisted map describes the blocks (its final persist
+   *                  succeeded)
+   * @param unmap     whether no reader holds a block and none can read one any more: only then
+   *                  may the memory go at once; otherwise blocks read before stay readable
+   */
+  public void close(boolean cleanStop, boolean unmap) {
     if (closed) {
       return;
     }
@@ -470,7 +485,11 @@ public final class PmemStore {
       LOG.error("pmem cache: forcing the written ranges at shutdown failed; the blocks are"
           + " verified at the next start anyway", e);
     }
-    if (synced) {
+    if (!cleanStop) {
+      LOG.warn("pmem cache: no clean stop recorded, BucketCache's final persist of its map did not"
+          + " succeed: the files keep their \"running\" record, so the next start treats this"
+          + " stop as unclean");
+    } else if (synced) {
       String holder = STOPPED + CacheLock.self() + " at " + now();
       for (FileChannel ch : channels) {
         try {
@@ -480,7 +499,11 @@ public final class PmemStore {
         }
       }
     }
-    mappings.release();
+    if (unmap) {
+      mappings.unmap();
+    } else {
+      mappings.release();
+    }
     closeAll(channels);
     if (mbeanName != null) {
       try {

@@ -7,8 +7,9 @@ import java.nio.MappedByteBuffer;
 
 /**
  * Unmaps a {@link MappedByteBuffer} now instead of when the garbage collector finds it: for a
- * start that failed before it served anything, and for the MAP_SYNC probe. A running or stopped
- * cache is never unmapped this way (readers may still hold its blocks; see {@link Mappings}).
+ * start that failed before it served anything, for the MAP_SYNC probe, and for a cache stopped
+ * when no reader held one of its blocks any more. A cache whose blocks a reader may still hold
+ * is never unmapped this way (see {@link Mappings}).
  *
  * <p>Implementation notes:
  * <ol>

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.junit.After;
+import org.junit.Assume;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -269,5 +270,32 @@ public class MappingsTest {
     assertEquals(1, dir.list().length);
     assertEquals(0, ProcSelf.mappings(f));
     assertEquals(0, ProcSelf.descriptors(f));
+  }
+
+  @Test
+  public void mapSyncRefusal_afterAProbeKilledMidway_removesItsLeftoverFile() throws Exception {
+    // What a RegionServer killed during its probe left (File.createTempFile's name pattern).
+    File dir = tmp.newFolder("killed");
+    File leftover = new File(dir, ".pmem-mapsync-probe4711.tmp");
+    Files.write(leftover.toPath(), new byte[4096]);
+    File cache = new File(dir, "cache");
+    Mappings.mapSyncRefusal(cache);
+    assertFalse("a killed probe's file stays beside the cache", leftover.exists());
+    assertEquals(0, dir.list().length);
+  }
+
+  @Test
+  public void mapSyncRefusal_unlinksTheProbeBeforeItMaps() throws Exception {
+    // A kill -9 while the probe maps must not leave a file: the probe's name is gone from the
+    // directory before it maps, so at most the create-to-open window can leave one.
+    File dir = tmp.newFolder("unlinked");
+    List<String> seen = new ArrayList<>();
+    boolean[] mapped = new boolean[1];
+    Mappings.mapSyncRefusal(new File(dir, "cache"), () -> {
+      mapped[0] = true;
+      seen.addAll(Arrays.asList(dir.list()));
+    });
+    Assume.assumeTrue("this JDK has no MAP_SYNC mode: nothing is probed", mapped[0]);
+    assertEquals("names in the directory while the probe maps", new ArrayList<String>(), seen);
   }
 }

@@ -25,6 +25,10 @@ import org.slf4j.LoggerFactory;
  *       persister, and is asked to verify the blocks of a recovered map before they are served.
  *   <li>Reads share the mapped memory (like stock {@code pmem:}): BucketCache's reference count
  *       keeps a bucket from being reused while a reader holds its block.
+ *   <li>BucketCache shuts it down after its final persist with
+ *       {@link #shutdown(boolean, boolean)} (patch 0060): whether that persist succeeded (the
+ *       clean stop is recorded only then) and whether no reader holds a block (the files are
+ *       unmapped at once only then).
  * </ol>
  */
 public class PmemIOEngine extends PersistentIOEngine implements BlockVerifyingIOEngine {
@@ -116,6 +120,16 @@ public class PmemIOEngine extends PersistentIOEngine implements BlockVerifyingIO
   @Override
   public void shutdown() {
     store.close();
+  }
+
+  /**
+   * BucketCache's shutdown after its final persist (patch 0060): the clean stop is recorded only
+   * when that persist succeeded, and the files are unmapped at once only when no reader holds a
+   * block; otherwise the mappings are left to the garbage collector.
+   */
+  @Override
+  public void shutdown(boolean mapPersisted, boolean blocksReleased) {
+    store.close(mapPersisted, blocksReleased);
   }
 
   /** The digest stored with BucketCache's persisted map: the identity of these files. */

@@ -115,4 +115,25 @@ public class PmemShutdownOrderTest {
     assertTrue(lockFree(p0));
     assertTrue(lockFree(p1));
   }
+
+  @Test
+  public void shutdown_recordsNoCleanStopWhenTheFinalPersistFails() throws Exception {
+    BucketCache cache = new BucketCache("pmem:" + p0 + "," + p1, 32L << 20, BLOCK,
+      new int[] { 9 * 1024, 17 * 1024 }, 3, 64, persistence, 60_000, conf) {
+      @Override
+      void persistToFile() throws IOException {
+        throw new IOException("No space left on device (injected)");
+      }
+    };
+    TestBlocks.make(14, 50, BLOCK).cacheAll(cache);
+    cache.shutdown();
+    // The files stay "running", so the next start verifies every block; the engine still
+    // closes its files and releases its locks.
+    for (File f : new File[] { p0, p1 }) {
+      assertTrue(holder(f), holder(f).contains("running"));
+      assertFalse("a clean stop was recorded though the final map was not written: " + holder(f),
+        holder(f).contains("stopped cleanly"));
+      assertTrue(lockFree(f));
+    }
+  }
 }
