@@ -99,7 +99,9 @@ public final class PmemCacheConfig {
       "How long BucketCache's shutdown waits, after its final checkpoint, for readers (open"
           + " scanners) to release the blocks they hold; then the files are unmapped at once. If"
           + " blocks are still held, one warning says how many and the mappings are left to the"
-          + " garbage collector, so those blocks stay readable.");
+          + " garbage collector, so those blocks stay readable. Read by BucketCache at start and"
+          + " on a configuration reload; a malformed or negative value fails the start (the"
+          + " reload keeps the old value) with a message naming the key.");
 
   public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
       "module, stock",
