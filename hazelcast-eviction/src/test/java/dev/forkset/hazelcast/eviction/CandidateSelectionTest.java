@@ -8,6 +8,7 @@ import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Test;
 
@@ -124,5 +126,97 @@ public class CandidateSelectionTest {
     }
     double refillsPerEviction = metrics.getPoolRefills() / (double) metrics.getEvictionCount();
     assertTrue("pool refills per eviction " + refillsPerEviction, refillsPerEviction < 0.6);
+  }
+
+  /**
+   * Hazelcast sends a put's response before the operation's afterRun, where the write's eviction
+   * pass runs ({@code OperationRunnerImpl.call}: {@code sendResponse}, then {@code afterRun};
+   * {@code BasePutOperation.afterRunInternal}: after-put interceptors, events, then
+   * {@code evict}), on 5.3.8 and 5.7.0 alike and with the stock evictor too. So a count read at
+   * the instant a set returns may hold the written entry and not yet the eviction: the limit
+   * holds once the partition thread has finished the write. The interceptor holds the partition
+   * thread between the two steps.
+   */
+  @Test
+  public void perPartitionPolicy_setAtTheLimit_returnsBeforeItsEvictionPass() throws Exception {
+    Config config = TestMembers.config(TestMembers.REGION_1M, 2);
+    TestMembers.map(config, "m", MaxSizePolicy.PER_PARTITION, 20, EvictionPolicy.LRU, 0);
+    HazelcastInstance member = factory.newHazelcastInstance(config);
+    IMap<Integer, byte[]> map = member.getMap("m");
+    int pid = member.getPartitionService().getPartition(0).getPartitionId();
+    List<Integer> keys = new ArrayList<>();
+    for (int key = 0; keys.size() < 21; key++) {
+      if (member.getPartitionService().getPartition(key).getPartitionId() == pid) {
+        keys.add(key);
+      }
+    }
+    for (int i = 0; i < 20; i++) {
+      map.set(keys.get(i), new byte[64]);
+    }
+    assertEquals(20, TestMembers.store(member, "m", pid).size());
+    map.addInterceptor(new HoldAfterPut());
+    HoldAfterPut.reset();
+    try {
+      map.set(keys.get(20), new byte[64]);
+      assertTrue("the set's afterRun has started",
+          HoldAfterPut.entered.await(10, TimeUnit.SECONDS));
+      assertEquals("entries in partition " + pid + " as the set returns", 21,
+          TestMembers.store(member, "m", pid).size());
+    } finally {
+      HoldAfterPut.release.countDown();
+    }
+    map.get(keys.get(0)); // an operation on the partition, queued behind the set
+    assertEquals("entries in partition " + pid + " once the set is done", 20,
+        TestMembers.store(member, "m", pid).size());
+  }
+
+  /** Holds a partition thread in a put's afterRun, before its eviction pass, once armed. */
+  static final class HoldAfterPut implements MapInterceptor {
+    static volatile boolean armed;
+    static volatile CountDownLatch entered = new CountDownLatch(0);
+    static volatile CountDownLatch release = new CountDownLatch(0);
+
+    static void reset() {
+      entered = new CountDownLatch(1);
+      release = new CountDownLatch(1);
+      armed = true;
+    }
+
+    @Override
+    public Object interceptGet(Object value) {
+      return null;
+    }
+
+    @Override
+    public void afterGet(Object value) {
+    }
+
+    @Override
+    public Object interceptPut(Object oldValue, Object newValue) {
+      return null;
+    }
+
+    @Override
+    public void afterPut(Object value) {
+      if (!armed) {
+        return;
+      }
+      armed = false;
+      entered.countDown();
+      try {
+        release.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public Object interceptRemove(Object removedValue) {
+      return null;
+    }
+
+    @Override
+    public void afterRemove(Object value) {
+    }
   }
 }
