@@ -88,10 +88,14 @@ public class CandidateSelectionTest {
   /**
    * Count policies evict from the put's own partition, each partition thread with its own pool:
    * many writers on 16 partition threads leave every full partition at exactly its limit, and
-   * the pool of a partition serves several puts before it is refilled.
+   * the pool of a partition serves several puts before it is refilled. Several rounds of 16
+   * writers, so that a race between writers on one partition shows on 2 cores. The count is
+   * read once the partition threads have finished the writes: a set returns before its
+   * eviction pass runs
+   * (see {@link #perPartitionPolicy_setAtTheLimit_returnsBeforeItsEvictionPass}).
    */
   @Test
-  public void perPartitionPolicy_sixteenThreadsEightWriters_keepsEveryPartitionAtItsLimit()
+  public void perPartitionPolicy_sixteenThreadsSixteenWriters_keepsEveryPartitionAtItsLimit()
       throws Exception {
     Config config = TestMembers.config(TestMembers.REGION_1M, 16);
     TestMembers.map(config, "m", MaxSizePolicy.PER_PARTITION, 20, EvictionPolicy.LRU, 0);
@@ -99,30 +103,36 @@ public class CandidateSelectionTest {
     IMap<Integer, byte[]> map = member.getMap("m");
     EvictionMetrics metrics = TestMembers.metrics(member);
     int partitions = member.getPartitionService().getPartitions().size();
-    ExecutorService writers = Executors.newFixedThreadPool(8);
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<?>> done = new ArrayList<>();
-    for (int w = 0; w < 8; w++) {
-      done.add(writers.submit(() -> {
-        start.await();
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        for (int n = 0; n < 6000; n++) {
-          map.set(random.nextInt(200_000), new byte[64]);
+    ExecutorService writers = Executors.newFixedThreadPool(16);
+    try {
+      for (int round = 0; round < 10; round++) {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> done = new ArrayList<>();
+        for (int w = 0; w < 16; w++) {
+          done.add(writers.submit(() -> {
+            start.await();
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int n = 0; n < 2000; n++) {
+              map.set(random.nextInt(200_000), new byte[64]);
+            }
+            return null;
+          }));
         }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (Future<?> f : done) {
-      f.get();
-    }
-    writers.shutdown();
-    int[] sizes = new int[partitions];
-    for (Integer key : map.keySet()) {
-      sizes[member.getPartitionService().getPartition(key).getPartitionId()]++;
-    }
-    for (int pid = 0; pid < partitions; pid++) {
-      assertEquals("entries in partition " + pid, 20, sizes[pid]);
+        start.countDown();
+        for (Future<?> f : done) {
+          f.get();
+        }
+        awaitPartitionThreads(member, map);
+        int[] sizes = new int[partitions];
+        for (Integer key : map.keySet()) {
+          sizes[member.getPartitionService().getPartition(key).getPartitionId()]++;
+        }
+        for (int pid = 0; pid < partitions; pid++) {
+          assertEquals("round " + round + ": entries in partition " + pid, 20, sizes[pid]);
+        }
+      }
+    } finally {
+      writers.shutdown();
     }
     double refillsPerEviction = metrics.getPoolRefills() / (double) metrics.getEvictionCount();
     assertTrue("pool refills per eviction " + refillsPerEviction, refillsPerEviction < 0.6);
@@ -217,6 +227,24 @@ public class CandidateSelectionTest {
 
     @Override
     public void afterRemove(Object value) {
+    }
+  }
+
+  /**
+   * Returns once every partition thread has finished the operations queued before the call:
+   * one get on each partition, each queued behind that partition's earlier writes.
+   */
+  private static void awaitPartitionThreads(HazelcastInstance member, IMap<Integer, ?> map) {
+    int partitions = member.getPartitionService().getPartitions().size();
+    boolean[] seen = new boolean[partitions];
+    int found = 0;
+    for (int key = -1; found < partitions; key--) {
+      int pid = member.getPartitionService().getPartition(key).getPartitionId();
+      if (!seen[pid]) {
+        seen[pid] = true;
+        found++;
+        map.get(key);
+      }
     }
   }
 }
