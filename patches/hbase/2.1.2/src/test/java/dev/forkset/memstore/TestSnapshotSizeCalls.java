@@ -56,11 +56,38 @@ public class TestSnapshotSizeCalls {
     this.custom = runs.get(1);
   }
 
+  /**
+   * Runs the probe; a run that hits HBase 2.1.2's own CellChunkMap fault is run again, at most
+   * twice. With EAGER, an increment's read can fail with "In CellChunkMap, cell must be
+   * associated with chunk" after in-memory compaction flattened a segment into a CellChunkMap
+   * (a cell whose chunk id the ChunkCreator does not know; cause not traced). It struck the stock
+   * jar once in a CI-like run; the fork's patches do not touch that code. Any other failure
+   * fails the test at once.
+   */
   @SuppressWarnings("unchecked")
   private static Map<String, Object> probe(Hbase212Jars jars, java.net.URL server, String policy)
       throws Exception {
-    return (Map<String, Object>) jars.call(server, PROBE, "run",
-        new Class<?>[] {String.class, int.class, int.class}, policy, CELLS, INCREMENTS);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return (Map<String, Object>) jars.call(server, PROBE, "run",
+            new Class<?>[] {String.class, int.class, int.class}, policy, CELLS, INCREMENTS);
+      } catch (Exception e) {
+        if (attempt == 3 || !upstreamCellChunkMapFault(e)) {
+          throw e;
+        }
+        System.out.println(policy + " " + server + ": HBase 2.1.2's CellChunkMap fault, run "
+            + attempt + " of 3: " + e);
+      }
+    }
+  }
+
+  private static boolean upstreamCellChunkMapFault(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (String.valueOf(t.getMessage()).contains("In CellChunkMap, cell must be associated")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Test
