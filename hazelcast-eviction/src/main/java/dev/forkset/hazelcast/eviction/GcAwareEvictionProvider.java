@@ -157,6 +157,14 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   }
 
   @Override
+  public void beforeTransactionalWrite(Evictor evictor, Data key, Data value) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      ((SizeProportionalEvictor) evictor).beforeTransactionalWrite(key, value, model,
+          entryOverhead);
+    }
+  }
+
+  @Override
   public void beforeComputedWrite(RecordStore recordStore, Evictor evictor, Data key,
       Object value) {
     if (evictor instanceof SizeProportionalEvictor) {

@@ -231,6 +231,22 @@ public final class SizeProportionalEvictor implements Evictor {
   }
 
   /**
+   * Refuses a transactional write whose entry alone exceeds the map's per-member limit, on the
+   * member that runs the transaction, before the transaction locks the key or logs the write.
+   * The commit is never refused (it replays every logged write, and refusing one would leave the
+   * others committed), and a transaction gets no back-pressure: its writes reach the owners only
+   * with the commit.
+   */
+  void beforeTransactionalWrite(Data key, Data value, GcFootprintModel model,
+      int entryOverhead) {
+    if (!heapPolicy || value == null) {
+      return;
+    }
+    admission.checkSize(new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, null),
+        key, value);
+  }
+
+  /**
    * Switches the footprint to measuring the record stores' sum when {@code store} has an
    * estimator that does not keep it current (see {@link MapFootprint}).
    */

@@ -29,6 +29,7 @@ import com.hazelcast.test.TestHazelcastInstanceFactory;
 import com.hazelcast.transaction.TransactionContext;
 import com.hazelcast.transaction.TransactionalMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ import org.junit.Test;
 /**
  * A write that creates or grows an entry on the owner is admitted, or refused as a whole, before
  * anything is stored or written to a MapStore; what replays a decision taken elsewhere (a load
- * from the MapStore, a transaction's commit) is never refused. Limit 10 MB on a G1 model with
+ * from the MapStore, a transaction's commit) is never refused, and a transactional write of an
+ * oversized value is refused before the transaction logs it. Limit 10 MB on a G1 model with
  * 1 MB regions: an 11 MB value is oversized, 1 KB values are not.
  */
 public class WritesAreAdmittedBeforeTheyAreStoredTest {
@@ -260,15 +262,32 @@ public class WritesAreAdmittedBeforeTheyAreStoredTest {
   }
 
   @Test
-  public void transactionCommit_isNeverRefused() {
+  public void transactionalWrite_ofAnOversizedValue_isRefusedBeforeItIsLogged() {
     HazelcastInstance member = member(false);
     TransactionContext tx = member.newTransactionContext();
     tx.beginTransaction();
     TransactionalMap<String, byte[]> txMap = tx.getMap("m");
     txMap.put("a", new byte[1024]);
-    txMap.put("b", new byte[OVERSIZED]);
-    // the commit replays what the transaction prepared: refusing one of its writes here would
-    // leave the others committed
+    txMap.put("c", new byte[1024]);
+    List<Runnable> oversized = Arrays.asList(
+        () -> txMap.put("b", new byte[OVERSIZED]),
+        () -> txMap.set("b", new byte[OVERSIZED]),
+        () -> txMap.putIfAbsent("b", new byte[OVERSIZED]),
+        () -> txMap.replace("c", new byte[OVERSIZED]));
+    for (Runnable write : oversized) {
+      try {
+        write.run();
+        fail("a transactional write of an oversized value was logged");
+      } catch (RuntimeException e) {
+        assertOversized(e);
+      }
+    }
+    // the transaction goes on, and its commit (never refused) stores what was logged
     tx.commitTransaction();
+    IMap<String, byte[]> map = member.getMap("m");
+    assertEquals(1024, map.get("a").length);
+    assertEquals(1024, map.get("c").length);
+    assertFalse("the refused key was stored", map.containsKey("b"));
+    assertFalse("the refused key stayed locked", map.isLocked("b"));
   }
 }
