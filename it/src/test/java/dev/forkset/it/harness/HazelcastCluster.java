@@ -2,6 +2,9 @@ package dev.forkset.it.harness;
 
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -49,6 +52,7 @@ public final class HazelcastCluster implements AutoCloseable {
   private final Path configFile;
   private final List<MemberProcess> members = new ArrayList<>();
   private HazelcastInstance client;
+  private HazelcastInstance liteMember;
 
   private HazelcastCluster(Builder spec) throws IOException {
     this.spec = spec;
@@ -248,6 +252,36 @@ public final class HazelcastCluster implements AutoCloseable {
       client = HazelcastClient.newHazelcastClient(config);
     }
     return client;
+  }
+
+  /**
+   * A lite member (no partitions, no data) of this cluster in the test's JVM, on a port outside
+   * the members' range. A listener it registers is cluster-wide: the members hand it to a member
+   * that joins as part of the join, before that member receives any partition, whereas a
+   * client's listener reaches a new member only once the client has connected to it (events a
+   * new member publishes before then never reach the client). Only for members of the test's own
+   * Hazelcast version (the 5.7.0 line).
+   */
+  public synchronized HazelcastInstance liteMember() throws IOException {
+    if (liteMember == null) {
+      Config config = new Config();
+      config.setClusterName(clusterName);
+      config.setLiteMember(true);
+      config.setProperty("hazelcast.phone.home.enabled", "false");
+      config.setProperty("hazelcast.shutdownhook.enabled", "false");
+      config.getJetConfig().setEnabled(false);
+      config.getNetworkConfig().setPort(freePortRange(1)).setPortAutoIncrement(false);
+      config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+      JoinConfig join = config.getNetworkConfig().getJoin();
+      join.getAutoDetectionConfig().setEnabled(false);
+      join.getMulticastConfig().setEnabled(false);
+      join.getTcpIpConfig().setEnabled(true);
+      for (int p = basePort; p < basePort + spec.members + SPARE_PORTS; p++) {
+        join.getTcpIpConfig().addMember("127.0.0.1:" + p);
+      }
+      liteMember = Hazelcast.newHazelcastInstance(config);
+    }
+    return liteMember;
   }
 
   /** A mark in every member's log, for {@link #exceptionsInLogs(Map)}. */
@@ -455,6 +489,14 @@ public final class HazelcastCluster implements AutoCloseable {
         // members may be gone already
       }
       client = null;
+    }
+    if (liteMember != null) {
+      try {
+        liteMember.getLifecycleService().terminate();
+      } catch (RuntimeException ignored) {
+        // best effort
+      }
+      liteMember = null;
     }
     for (MemberProcess m : members) {
       m.reap();

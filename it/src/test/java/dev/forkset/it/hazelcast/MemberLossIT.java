@@ -156,10 +156,24 @@ public class MemberLossIT {
    */
   @Test
   public void gracefulShutdownOfAFullMember_completesWithoutOutOfMemory() throws Exception {
-    String stock = shutdownRun(Flavor.STOCK, false);
-    String custom = shutdownRun(Flavor.CUSTOM, true);
+    String stock = shutdownRun(Flavor.STOCK, false, 100, 10_000, 1_010_000, "-XX:+UseG1GC");
+    String custom = shutdownRun(Flavor.CUSTOM, true, 100, 10_000, 1_010_000, "-XX:+UseG1GC");
     System.out.println("[graceful-shutdown-full] stock:  " + stock);
     System.out.println("[graceful-shutdown-full] custom: " + custom);
+  }
+
+  /**
+   * The same on the seed's sizes (-Xmx256m, G1 4 MB regions, USED_HEAP_SIZE 150 MB, 5 MB values,
+   * each a humongous object of 8 MB): the survivors receive the leaving member's replicas whole
+   * and evict as each migration commits (patch 0003), without running out of memory. Stock is
+   * not run: one stock member already dies of OutOfMemoryError at these sizes while it is filled
+   * (LargeValuesOutOfMemoryIT).
+   */
+  @Test
+  public void gracefulShutdownAtTheSeedsSizes_completesWithoutOutOfMemory() throws Exception {
+    String custom = shutdownRun(Flavor.CUSTOM, true, 150, 5 << 20, 5 << 20, "-XX:+UseG1GC",
+        "-XX:G1HeapRegionSize=4m");
+    System.out.println("[graceful-shutdown-seed-sizes] custom: " + custom);
   }
 
   private static String survivorLogs(HazelcastCluster cluster, MemberProcess leaving) {
@@ -172,19 +186,24 @@ public class MemberLossIT {
     return logs.toString();
   }
 
-  private String shutdownRun(Flavor flavor, boolean strict) throws Exception {
-    int limitMb = 100;
+  /**
+   * Three members at {@code limitMb} each with one backup (together 1.5 x {@code limitMb} of
+   * primaries), written with 2 x {@code limitMb} in values of {@code minValue} to
+   * {@code maxValue} bytes, then one leaves gracefully.
+   */
+  private String shutdownRun(Flavor flavor, boolean strict, int limitMb, int minValue,
+      int maxValue, String... jvmArgs) throws Exception {
     String config = EvictionMaps.usedHeapMap("full", limitMb, 1, "");
     try (HazelcastCluster cluster = HazelcastCluster.builder("graceful-shutdown-full-" + flavor.name().toLowerCase())
-        .members(3).flavor(flavor).heap("256m").jvmArgs("-XX:+UseG1GC").config(config).start()) {
+        .members(3).flavor(flavor).heap("256m").jvmArgs(jvmArgs).config(config).start()) {
       IMap<Integer, byte[]> map = cluster.client().getMap("full");
       Random random = new Random(7);
-      // 3 x 100 MB limit with backups holds ~150 MB of primaries; write 200 MB.
+      long target = 2L * limitMb * MB;
       long written = 0;
       int puts = 0;
       long deadline = System.currentTimeMillis() + 30_000;
-      while (written < 200 * MB && System.currentTimeMillis() < deadline) {
-        int size = 10_000 + random.nextInt(1_000_000);
+      while (written < target && System.currentTimeMillis() < deadline) {
+        int size = minValue + (maxValue > minValue ? random.nextInt(maxValue - minValue) : 0);
         map.put(puts++, new byte[size]);
         written += size;
       }
