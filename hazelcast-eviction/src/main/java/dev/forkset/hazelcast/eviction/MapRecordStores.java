@@ -56,6 +56,19 @@ final class MapRecordStores {
   }
 
   /** The sum of the cost estimates of the map's record stores, primary and backup. */
+  /** The modelled cost of the map's record stores of partition thread {@code thread}. */
+  long costOfThread(int thread) {
+    MapServiceContext context = context();
+    long sum = 0;
+    for (int pid = thread; pid < threads.partitionCount(); pid += threads.count()) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null) {
+        sum += store.getOwnedEntryCost();
+      }
+    }
+    return sum;
+  }
+
   long sumOfCosts() {
     MapServiceContext context = context();
     long sum = 0;

@@ -27,7 +27,12 @@ import java.util.function.Supplier;
  *   <li>Listing the thread's record stores, with their sizes, costs and states, costs
  *       partitions / threads lookups; it is done at most every {@value #RELIST_MILLIS} ms, not
  *       per refill (a record store's {@code size()} visits its 16 segments). A stale list is
- *       harmless: each candidate is checked against its store before it is evicted.</li>
+ *       harmless: each candidate is checked against its store before it is evicted, and a
+ *       refill that draws nothing makes the next one list again ({@link #relistNext}). Without
+ *       that, a pass whose listed stores had all been emptied since the listing gave up while a
+ *       store listed as empty held the last write's overshoot, and with no later write the map
+ *       stayed over its limit (upstream {@code EvictionMaxSizePolicyTest#testUsedHeapSizePolicy},
+ *       about one run in 15).</li>
  *   <li>A refill draws its sample from up to {@value #STORES_PER_REFILL} stores picked at
  *       random in proportion to their sizes, several entries from each, so every entry of the
  *       domain is about equally likely to be drawn. Drawing one entry from each of 64 stores
@@ -132,6 +137,15 @@ final class SampledDomain {
       chosen[picks[j]].sample(draws[j], excludedKey, sink);
     }
     return true;
+  }
+
+  /**
+   * Makes the next {@link #sample} list the stores again, however recent the listing: a refill
+   * that drew nothing had only stores emptied since they were listed, while stores listed as
+   * empty may hold entries now (the last write of a burst can land in one).
+   */
+  void relistNext() {
+    listed = null;
   }
 
   /** Entries in the stores the last {@link #sample} drew from. */

@@ -78,6 +78,25 @@ public class SampledDomainTest {
   }
 
   @Test
+  public void relistNext_afterAListingWhoseStoresWereEmptied_drawsFromAStoreListedAsEmpty() {
+    // The stores as listed at clock 0: a holds an entry, b none.
+    FakeSource a = new FakeSource(0, 1);
+    FakeSource b = new FakeSource(2, 0);
+    SampledDomain domain = domain(Arrays.asList(a, b), false);
+    assertTrue(domain.sample(64, null, new ArrayList<>()));
+    // Within the same 50 ms, a is emptied and the last write lands in b.
+    a.size = 0;
+    b.size = 1;
+    clock.addAndGet(1_000_000L);
+    domain.sample(64, null, new ArrayList<>());
+    assertEquals("the listing is reused within 50 ms", 0, b.drawn);
+    // A refill that drew nothing has the evictor list again at once.
+    domain.relistNext();
+    assertTrue(domain.sample(64, null, new ArrayList<>()));
+    assertEquals(64, b.drawn);
+  }
+
+  @Test
   public void sample_drawsFromStoresInProportionToTheirSizes() {
     FakeSource a = new FakeSource(0, 100);
     FakeSource b = new FakeSource(2, 300);

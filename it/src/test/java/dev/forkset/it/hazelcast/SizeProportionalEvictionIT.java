@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.Set;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
-import org.junit.Ignore;
 import org.junit.Test;
 
 /**
@@ -34,9 +33,6 @@ public class SizeProportionalEvictionIT {
 
   /** The same on the oldest line (5.3.8) on JDK 11, with the same module jar. */
   @Test
-  @Ignore("Open: failed once on 2026-11-23 (5.3.8 on JDK 11: after 1000 small puts the map was at"
-      + " 47 of 64 MB, so an entry far larger than the overshoot was evicted); the same scenario"
-      + " on 5.7.0 passed in that run. Cause not found yet; see docs/hazelcast-eviction.md.")
   public void oneLargeValueAfterManySmallOnes_oldestLineOnJdk11() throws Exception {
     largeAfterSmall("large-after-small-oldest-jdk11", HazelcastLine.OLDEST, Jdks.jdk11());
   }
