@@ -55,7 +55,6 @@ final class MapRecordStores {
     return sources;
   }
 
-  /** The sum of the cost estimates of the map's record stores, primary and backup. */
   /** The modelled cost of the map's record stores of partition thread {@code thread}. */
   long costOfThread(int thread) {
     MapServiceContext context = context();
@@ -69,6 +68,7 @@ final class MapRecordStores {
     return sum;
   }
 
+  /** The sum of the cost estimates of the map's record stores, primary and backup. */
   long sumOfCosts() {
     MapServiceContext context = context();
     long sum = 0;

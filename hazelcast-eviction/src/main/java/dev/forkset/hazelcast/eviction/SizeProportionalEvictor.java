@@ -11,6 +11,7 @@ import com.hazelcast.map.impl.EntryCostEstimator;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.eviction.EvictionChecker;
 import com.hazelcast.map.impl.eviction.Evictor;
+import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.eviction.EvictionPolicyComparator;
 import com.hazelcast.spi.impl.NodeEngine;
@@ -72,6 +73,8 @@ public final class SizeProportionalEvictor implements Evictor {
   private final long limit;
   private final int batchSize;
   private final boolean cachedValues;
+  /** The entry cost model covers the BINARY format only (the checks on the owner likewise). */
+  private final boolean binary;
   private final EvictionChecker checker;
   private final IPartitionService partitionService;
   private final NodeEngine nodeEngine;
@@ -131,6 +134,7 @@ public final class SizeProportionalEvictor implements Evictor {
     this.limit = limitBytes(evictionConfig);
     this.batchSize = Math.max(1, batchSize);
     this.cachedValues = countsCachedValues(mapConfig);
+    this.binary = mapConfig.getInMemoryFormat() == InMemoryFormat.BINARY;
     this.policy = policy;
     this.checker = checker;
     this.partitionService = partitionService;
@@ -247,7 +251,7 @@ public final class SizeProportionalEvictor implements Evictor {
    */
   void beforeTransactionalWrite(Data key, Data value, GcFootprintModel model,
       int entryOverhead) {
-    if (!heapPolicy || value == null) {
+    if (!heapPolicy || !binary || value == null) {
       return;
     }
     admission.checkSize(new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, null),
@@ -303,7 +307,9 @@ public final class SizeProportionalEvictor implements Evictor {
     }
     boolean shared = handOver && thread >= 0 && threads.count() > 1
         && used - target > limit / Admission.SLACK_DIVISOR;
-    long passTarget = shared ? used - threadShare(thread, used - target, used) : target;
+    long passTarget = shared
+        ? used - threadShare(thread, used - target, used, excludedCost(store, excludedKey))
+        : target;
     BackupEvictions backups = ownerMode
         ? new BackupEvictions(mapName, totalBackups, this::sendToBackup) : null;
     EvictionLoop.Outcome outcome;
@@ -317,16 +323,32 @@ public final class SizeProportionalEvictor implements Evictor {
     }
     if (outcome == EvictionLoop.Outcome.CAPPED) {
       metrics.capped.increment();
-    } else if ((outcome == EvictionLoop.Outcome.EXHAUSTED || shared) && handOver && thread >= 0
+    }
+    if ((outcome == EvictionLoop.Outcome.EXHAUSTED || shared) && handOver && thread >= 0
         && threads.count() > 1 && footprint.above(target)) {
       metrics.continuations.add(continuations.handOver(thread));
     }
   }
 
-  /** The part of {@code over} that partition thread {@code thread} frees (see note 2). */
-  private long threadShare(int thread, long over, long used) {
-    long held = stores.costOfThread(thread);
-    return used <= 0 ? over : (long) (over * Math.min(1.0, (double) held / used));
+  /**
+   * The part of {@code over} that partition thread {@code thread} frees (note 2 above): in
+   * proportion to what its partitions hold that this pass may evict, all but the entry just
+   * written ({@code excluded}).
+   */
+  private long threadShare(int thread, long over, long used, long excluded) {
+    long evictable = used - excluded;
+    long held = Math.max(0, stores.costOfThread(thread) - excluded);
+    return evictable <= 0 ? over : (long) (over * Math.min(1.0, (double) held / evictable));
+  }
+
+  /** The modelled cost of the entry a write just stored, which its own pass never evicts. */
+  private static long excludedCost(RecordStore<?> store, Data excludedKey) {
+    if (store == null || excludedKey == null) {
+      return 0;
+    }
+    Record<?> record = store.getRecord(excludedKey);
+    GcAwareEntryCostEstimator costs = estimatorOf(store);
+    return record == null || costs == null ? 0 : costs.calculateEntryCost(excludedKey, record);
   }
 
   /** One pass of a count or free-heap policy on the write's record store. */

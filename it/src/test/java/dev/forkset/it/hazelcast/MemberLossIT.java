@@ -227,6 +227,8 @@ public class MemberLossIT {
           + (survivorsOk ? "no OutOfMemoryError, survivors alive" : "OutOfMemoryError or a dead member")
           + ", " + (survivorsOk ? map.size() + " entries after" : "");
       if (strict) {
+        assertTrue("only " + (written / MB) + " of " + (target / MB) + " MB written in 30 s",
+            written >= target);
         for (MemberProcess m : cluster.members()) {
           assertFalse(m.name() + " ran out of memory", m.sawOutOfMemoryError());
           if (m != leaving) {
