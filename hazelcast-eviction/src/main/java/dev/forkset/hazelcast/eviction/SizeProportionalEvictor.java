@@ -45,7 +45,8 @@ import java.util.Random;
  *       threads together free the overshoot plus at most one entry.</li>
  *   <li>An overshoot larger than 1/{@value Admission#SLACK_DIVISOR} of the limit (one large
  *       value after many small ones) is shared: the writing thread frees the part of it in
- *       proportion to what its partitions hold and hands the rest to the other threads at once.
+ *       proportion to what its partitions hold besides the entry just written, and hands the
+ *       rest to the other threads at once, even when its own pass was capped.
  *       Freeing all of it from the writing thread's partitions emptied them of everything older
  *       than the large entry while older entries stayed on the other threads; the large entry
  *       then became its thread's oldest, and the next small write there evicted it, freeing
@@ -315,7 +316,8 @@ public final class SizeProportionalEvictor implements Evictor {
     EvictionLoop.Outcome outcome;
     try {
       outcome = loop.run(pool, p -> refill(p, domain, excludedKey, passTarget),
-          c -> eviction.evict(c, excludedKey, passTarget, backups), () -> footprint.above(passTarget));
+          c -> eviction.evict(c, excludedKey, passTarget, backups),
+          () -> footprint.above(passTarget));
     } finally {
       if (backups != null) {
         metrics.backupBatches.add(backups.send());
