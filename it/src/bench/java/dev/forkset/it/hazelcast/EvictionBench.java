@@ -24,7 +24,8 @@ import org.junit.Test;
 /**
  * Benchmark, not part of the test command: its sources are compiled only with {@code -Pbench}
  * and its name does not end in IT. Run it with {@code ./mvnw -B -Pbench verify -pl it}, one part
- * with {@code -Dbench.only=cost}, {@code throughput}, {@code cluster} or {@code histogram}.
+ * with {@code -Dbench.only=cost}, {@code throughput}, {@code cluster}, {@code histogram} or
+ * {@code loss}.
  * Stock and custom in one run:
  * <ol>
  * <li>cost: reported map cost against the heap the entries really occupy (heap after full GC
@@ -34,7 +35,10 @@ import org.junit.Test;
  * <li>cluster: puts per second under eviction on three members with backups at sample 64, from
  *     one client thread and from four, stock and custom alternating over three rounds;
  * <li>histogram: evicted keys per batch of consecutive keys after sequential puts (the field
- *     report's check-eviction charts).
+ *     report's check-eviction charts);
+ * <li>loss: a member of three lost by kill -9 (below the limit, while evicting) and by graceful
+ *     shutdown of a full member: the runs {@code MemberLossIT} asserts on custom members, here
+ *     on stock and custom members side by side.
  * </ol>
  * Writes it/target/bench/hazelcast-eviction.md and docs/img/hazelcast-*.png, the charts drawn by
  * bench-support ({@link Charts}), the tables by {@link ResultTable}.
@@ -44,7 +48,7 @@ public class EvictionBench {
   private static final long[] SIZES = {100, 10_000, MB, 5 * MB, 16 * MB, 64 * MB};
   /** Values of {@code -Dbench.only}; unset or empty runs every part. */
   private static final List<String> PARTS =
-      Arrays.asList("cost", "throughput", "cluster", "histogram");
+      Arrays.asList("cost", "throughput", "cluster", "histogram", "loss");
   /** Histogram: sequential keys put into the map. */
   private static final int HIST_KEYS = 50_000;
   /** Histogram: batches of consecutive keys counted (HIST_KEYS / HIST_BATCHES keys each). */
@@ -84,9 +88,27 @@ public class EvictionBench {
     if (only.isEmpty() || "histogram".equals(only)) {
       histogram(img);
     }
+    if (only.isEmpty() || "loss".equals(only)) {
+      loss();
+    }
     String name = only.isEmpty() ? "hazelcast-eviction.md" : "hazelcast-eviction-" + only + ".md";
     Files.write(out.resolve(name), report.toString().getBytes(StandardCharsets.UTF_8));
     System.out.println(report);
+  }
+
+  /** MemberLossIT's runs, stock members (reported) beside custom ones (asserted there). */
+  private void loss() throws Exception {
+    report.append("\n## Losing a member of three (backup-count 1)\n\n");
+    ResultTable table = new ResultTable("run", "stock", "custom")
+        .row("kill -9 below the limit (1 KB to 16 MB values, 64 MB modelled)",
+            MemberLossIT.killRun(Flavor.STOCK, false), MemberLossIT.killRun(Flavor.CUSTOM, true))
+        .row("kill -9 while evicting (16 MB limit, backups follow the owner)",
+            MemberLossIT.killUnderEvictionRun(Flavor.STOCK, false),
+            MemberLossIT.killUnderEvictionRun(Flavor.CUSTOM, true))
+        .row("graceful shutdown of a full member (100 MB limit, 10 KB to 1 MB values)",
+            MemberLossIT.shutdownFullRun(Flavor.STOCK, false),
+            MemberLossIT.shutdownFullRun(Flavor.CUSTOM, true));
+    report.append(table.toMarkdown());
   }
 
   private void costs(Path img) throws Exception {
@@ -207,6 +229,25 @@ public class EvictionBench {
     Charts.bar(img.resolve("hazelcast-cluster-throughput.png").toFile(),
         "Puts/s under eviction, 3 members, backups, sample " + CLUSTER_SAMPLE + " (median of "
             + CLUSTER_ROUNDS + ")", "puts/s", categories, series);
+    // LruAccuracyIT asserts the custom run alone; this sets it beside stock's.
+    // 150,000 keys, about 14 times the map's capacity: long enough for the keys that tie with the
+    // last evicted one (access times are whole seconds) to be few against the evicted count, as in
+    // the field report's 3 million keys.
+    LruAccuracyIT.Result lruStock = LruAccuracyIT.run(Flavor.STOCK, 150_000);
+    LruAccuracyIT.Result lruCustom = LruAccuracyIT.run(Flavor.CUSTOM, 150_000);
+    report.append(String.format("%n## LRU accuracy, 3 members (LruAccuracyIT's run: backup-count"
+        + " 1, 8 MB per member, 1 KB values, sample 64, 150,000 sequential keys)%n%n"))
+        .append(new ResultTable("", "stock", "custom")
+            .row("accuracy (evicted / (last evicted index + 1))",
+                percent(lruStock.accuracy * 100), percent(lruCustom.accuracy * 100))
+            .row("accuracy without ties (evicted keys put over 1 s after the oldest kept)",
+                percent(lruStock.accuracyWithoutTies * 100),
+                percent(lruCustom.accuracyWithoutTies * 100))
+            .row("puts/s before eviction", ResultTable.num(lruStock.beforeEviction, 0),
+                ResultTable.num(lruCustom.beforeEviction, 0))
+            .row("puts/s under eviction", ResultTable.num(lruStock.underEviction, 0),
+                ResultTable.num(lruCustom.underEviction, 0))
+            .toMarkdown());
   }
 
   /** {puts/s from one client thread, puts/s from four}, both after the map started evicting. */

@@ -6,6 +6,8 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import dev.forkset.childjvm.ChildJvm;
+import dev.forkset.childjvm.Jdk;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -21,29 +23,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 
 /**
- * Hazelcast members, each in its own JVM with its own heap, GC and flags, on loopback only, and a
- * client in the test JVM. Members are always reaped: by {@link #close}, by a shutdown hook of the
- * test JVM, and by the members themselves when the test JVM dies ({@link MemberMain}). Each
- * member's output and GC log stay in {@code it/target/members/<test>/}.
+ * Hazelcast members, each in its own JVM ({@link ChildJvm}: reaped whatever ends the test) with
+ * its own heap, GC and flags, on loopback only, and a client in the test JVM. Each member's
+ * output and GC log stay in {@code it/target/members/<test>/}.
  */
 public final class HazelcastCluster implements AutoCloseable {
   /** How long a member may take to start. */
   private static final long START_TIMEOUT_MS = 120_000;
   /** Ports reserved per cluster beyond the member count, for members added later. */
   private static final int SPARE_PORTS = 3;
-
-  private static final Set<MemberProcess> LIVE = ConcurrentHashMap.newKeySet();
-
-  static {
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(MemberProcess::reap),
-        "forkset-reap-members"));
-  }
 
   private final Builder spec;
   private final String clusterName;
@@ -77,7 +70,7 @@ public final class HazelcastCluster implements AutoCloseable {
     private HazelcastLine line = HazelcastLine.DEFAULT;
     private String heap = "256m";
     private final List<String> jvmArgs = new ArrayList<>();
-    private Path javaHome = Paths.get(System.getProperty("java.home"));
+    private Jdk jdk = Jdk.current();
     private String config = "";
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
     private final Map<String, String> clientProperties = new LinkedHashMap<>();
@@ -115,8 +108,8 @@ public final class HazelcastCluster implements AutoCloseable {
     }
 
     /** The JDK the members run on; null means the test JVM's own. */
-    public Builder javaHome(Path home) {
-      this.javaHome = home == null ? Paths.get(System.getProperty("java.home")) : home;
+    public Builder jdk(Jdk jdk) {
+      this.jdk = jdk == null ? Jdk.current() : jdk;
       return this;
     }
 
@@ -191,7 +184,7 @@ public final class HazelcastCluster implements AutoCloseable {
           cluster.launch();
         }
         for (MemberProcess m : cluster.members) {
-          cluster.awaitStarted(m);
+          m.awaitStarted(START_TIMEOUT_MS);
         }
         ok = true;
         return cluster;
@@ -206,7 +199,7 @@ public final class HazelcastCluster implements AutoCloseable {
   /** Starts one more member with the same settings (after a kill, say) and waits for it. */
   public MemberProcess addMember() throws Exception {
     MemberProcess m = launch();
-    awaitStarted(m);
+    m.awaitStarted(START_TIMEOUT_MS);
     return m;
   }
 
@@ -359,68 +352,33 @@ public final class HazelcastCluster implements AutoCloseable {
 
   private MemberProcess launch() throws IOException {
     String name = "member-" + (members.size() + 1) + "-" + spec.memberSuffix();
-    Path log = dir.resolve(name + ".log");
     Path gcLog = dir.resolve(name + "-gc.log");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(spec.javaHome.resolve("bin").resolve("java").toString());
-    cmd.add("-Xms" + spec.heap);
-    cmd.add("-Xmx" + spec.heap);
-    cmd.add("-XX:+ExitOnOutOfMemoryError");
-    boolean java8 = Jdks.version(spec.javaHome).startsWith("1.");
-    if (java8) {
-      // JDK 8 has neither unified logging nor modules (it rejects --add-opens).
-      cmd.add("-Xloggc:" + gcLog);
-      cmd.add("-XX:+PrintGCDetails");
-      cmd.add("-XX:+PrintGCTimeStamps");
-    } else {
-      cmd.add("-Xlog:gc*:file=" + gcLog + ":uptime,level,tags");
-    }
-    cmd.addAll(spec.jvmArgs);
-    if (!java8) {
-      cmd.addAll(Arrays.asList(
-          "--add-modules", "java.se",
-          "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-          "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-          "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-          "--add-opens", "java.management/sun.management=ALL-UNNAMED",
-          "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
-    }
-    cmd.add("-Djava.net.preferIPv4Stack=true");
-    cmd.add("-Dhazelcast.config=" + configFile.toAbsolutePath());
-    cmd.add("-Dhazelcast.phone.home.enabled=false");
-    cmd.add("-Dhazelcast.shutdownhook.policy=GRACEFUL");
-    cmd.add("-Dhazelcast.logging.type=jdk");
-    for (Map.Entry<String, String> e : spec.systemProperties.entrySet()) {
-      cmd.add("-D" + e.getKey() + "=" + e.getValue());
-    }
     List<Path> cp = new ArrayList<>(Arrays.asList(spec.flavor.jars(spec.line)));
     // MemberMain (release 8, for members down to JDK 8), then the test classes a member may
     // need (entry processors; release 11, loaded only by the members that use them).
     cp.add(Paths.get(System.getProperty("forkset.member.classes", "target/classes")));
     cp.add(Paths.get(System.getProperty("forkset.harness.classes", "target/test-classes")));
-    cmd.add("-cp");
-    cmd.add(ForksetJars.classPath(cp.toArray(new Path[0])));
-    cmd.add(MemberMain.class.getName());
-    Files.write(log, ("$ " + String.join(" ", cmd) + "\n").getBytes(StandardCharsets.UTF_8));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    MemberProcess m = new MemberProcess(name, pb.start(), log, gcLog);
-    LIVE.add(m);
+    ChildJvm.Builder jvm = ChildJvm.builder(name, MemberMain.class.getName()).jdk(spec.jdk)
+        .heap(spec.heap).jvmArgs("-XX:+ExitOnOutOfMemoryError").gcLog(gcLog)
+        .jvmArgs(spec.jvmArgs).classPath(cp).dir(dir);
+    if (!spec.jdk.isJava8()) {
+      // Hazelcast's own recommended flags (JDK 8 has no modules and rejects them).
+      jvm.jvmArgs("--add-modules", "java.se",
+          "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+          "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+          "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+          "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+          "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
+    }
+    jvm.systemProperty("java.net.preferIPv4Stack", "true")
+        .systemProperty("hazelcast.config", configFile.toAbsolutePath().toString())
+        .systemProperty("hazelcast.phone.home.enabled", "false")
+        .systemProperty("hazelcast.shutdownhook.policy", "GRACEFUL")
+        .systemProperty("hazelcast.logging.type", "jdk");
+    spec.systemProperties.forEach(jvm::systemProperty);
+    MemberProcess m = new MemberProcess(jvm.start(), gcLog);
     members.add(m);
     return m;
-  }
-
-  private void awaitStarted(MemberProcess m) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
-    while (System.currentTimeMillis() < deadline) {
-      m.assertAlive();
-      if (m.logText().contains(" is STARTED")) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError(m.name() + " did not start in " + START_TIMEOUT_MS + " ms\n"
-        + m.logTail(40));
   }
 
   private String yaml() {
@@ -500,7 +458,6 @@ public final class HazelcastCluster implements AutoCloseable {
     }
     for (MemberProcess m : members) {
       m.reap();
-      LIVE.remove(m);
     }
   }
 }

@@ -1,13 +1,13 @@
 package dev.forkset.it.harness;
 
+import dev.forkset.childjvm.ChildJvm;
+import dev.forkset.childjvm.Jdk;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
@@ -15,41 +15,43 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 
-/** One Hazelcast member running in its own JVM. */
+/** One Hazelcast member running in its own JVM (a {@link ChildJvm}). */
 public final class MemberProcess {
-  private final String name;
-  private final Process process;
-  private final OutputStream stdin; // kept open: closing it (or our death) halts the member
-  private final Path log;
+  /** The line a member logs once it has joined the cluster. */
+  static final Pattern STARTED = Pattern.compile(" is STARTED");
+
+  private final ChildJvm jvm;
   private final Path gcLog;
   private JMXConnector jmx;
 
-  MemberProcess(String name, Process process, Path log, Path gcLog) {
-    this.name = name;
-    this.process = process;
-    this.stdin = process.getOutputStream();
-    this.log = log;
+  MemberProcess(ChildJvm jvm, Path gcLog) {
+    this.jvm = jvm;
     this.gcLog = gcLog;
   }
 
   public String name() {
-    return name;
+    return jvm.name();
   }
 
   public long pid() {
-    return process.pid();
+    return jvm.pid();
   }
 
   public boolean isAlive() {
-    return process.isAlive();
+    return jvm.isAlive();
   }
 
   public Path logFile() {
-    return log;
+    return jvm.log();
   }
 
   public Path gcLogFile() {
     return gcLog;
+  }
+
+  /** Waits until the member has joined its cluster; fails with its log if it dies first. */
+  void awaitStarted(long timeoutMs) throws InterruptedException {
+    jvm.await(STARTED, timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   /** The loopback port the member listens on, from its "is STARTED" log line; -1 before. */
@@ -124,13 +126,13 @@ public final class MemberProcess {
    * Fails unless the member runs the line's jar and, when a JDK was chosen, that JDK's Java
    * (from the line {@link MemberMain} prints at start).
    */
-  public void assertRuns(HazelcastLine line, Path javaHome) {
+  public void assertRuns(HazelcastLine line, Jdk jdk) {
     String jar = hazelcastJar();
-    org.junit.Assert.assertTrue(name + " runs Hazelcast " + line.version() + ", not " + jar,
+    org.junit.Assert.assertTrue(name() + " runs Hazelcast " + line.version() + ", not " + jar,
         jar != null && jar.startsWith("hazelcast-" + line.version()));
-    if (javaHome != null) {
-      org.junit.Assert.assertEquals(name + " runs the Java of " + javaHome,
-          Jdks.version(javaHome), javaVersion());
+    if (jdk != null) {
+      org.junit.Assert.assertEquals(name() + " runs the Java of " + jdk, jdk.version(),
+          javaVersion());
     }
   }
 
@@ -142,28 +144,17 @@ public final class MemberProcess {
   /** Kills the member at once (SIGKILL): no migration, no shutdown hooks. */
   public void kill() throws InterruptedException {
     closeJmx();
-    process.destroyForcibly();
-    process.waitFor(30, TimeUnit.SECONDS);
+    jvm.kill9();
   }
-
-  /** Exit code of a JVM that ran its shutdown hooks after SIGTERM (128 + 15). */
-  public static final int EXIT_AFTER_SIGTERM = 143;
 
   /**
    * Graceful shutdown (SIGTERM; members run with hazelcast.shutdownhook.policy=GRACEFUL so their
-   * partitions migrate first). Returns the exit code ({@link #EXIT_AFTER_SIGTERM} when the hooks
-   * ran); fails if the member does not stop in time. The signal goes through the process handle:
-   * {@code Process.destroy()} would also close the member's stdin, and {@link MemberMain} halts a
-   * member whose stdin closes, cutting the graceful shutdown short.
+   * partitions migrate first). Returns the exit code ({@link ChildJvm#EXIT_SIGTERM} when the
+   * hooks ran); fails if the member does not stop in time.
    */
   public int shutdownGracefully(Duration timeout) throws InterruptedException {
     closeJmx();
-    process.toHandle().destroy();
-    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new AssertionError(name + " did not finish a graceful shutdown in " + timeout
-          + "\n" + logTail(40));
-    }
-    return process.exitValue();
+    return jvm.terminate(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** A JMX connection to the member, through the attach API (no port is opened). */
@@ -178,7 +169,7 @@ public final class MemberProcess {
           vm.detach();
         }
       } catch (com.sun.tools.attach.AttachNotSupportedException e) {
-        throw new IOException("Cannot attach to " + name + " (pid " + pid() + ")", e);
+        throw new IOException("Cannot attach to " + name() + " (pid " + pid() + ")", e);
       }
     }
     return jmx.getMBeanServerConnection();
@@ -194,25 +185,19 @@ public final class MemberProcess {
   }
 
   public String logText() {
-    try {
-      return Files.exists(log) ? new String(Files.readAllBytes(log), StandardCharsets.UTF_8) : "";
-    } catch (IOException e) {
-      return "<cannot read " + log + ": " + e + ">";
-    }
+    return jvm.logText();
   }
 
-  /** The last {@code lines} lines of the member's log, headed by its name and log path. */
+  /** The last {@code lines} lines of the member's log, headed by its log path. */
   public String logTail(int lines) {
-    List<String> all = List.of(logText().split("\n"));
-    List<String> tail = all.subList(Math.max(0, all.size() - lines), all.size());
-    return "---- last " + tail.size() + " lines of " + log + " ----\n" + String.join("\n", tail);
+    return jvm.logTail(lines);
   }
 
   /** Throws an AssertionError describing the member's death, if it died. */
   public void assertAlive() {
-    if (!process.isAlive()) {
-      throw new AssertionError(name + " (pid " + pid() + ") died with exit code "
-          + process.exitValue() + (sawOutOfMemoryError() ? " after an OutOfMemoryError" : "")
+    if (!jvm.isAlive()) {
+      throw new AssertionError(name() + " (pid " + pid() + ") died with exit code "
+          + jvm.exitValue() + (sawOutOfMemoryError() ? " after an OutOfMemoryError" : "")
           + "\n" + logTail(40));
     }
   }
@@ -230,16 +215,6 @@ public final class MemberProcess {
 
   void reap() {
     closeJmx();
-    try {
-      stdin.close();
-    } catch (IOException ignored) {
-      // already closed
-    }
-    process.destroyForcibly();
-    try {
-      process.waitFor(20, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    jvm.close();
   }
 }

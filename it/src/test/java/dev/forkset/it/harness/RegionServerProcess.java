@@ -1,9 +1,8 @@
 package dev.forkset.it.harness;
 
+import dev.forkset.childjvm.ChildJvm;
+import dev.forkset.childjvm.Jdk;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -17,10 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
@@ -51,9 +47,8 @@ import org.apache.hadoop.hbase.client.Admin;
  *       {@code HRegionServer.abort}, which the in-JVM minicluster calls a kill.
  *   <li>{@link #stop(Duration)} sends SIGTERM: HBase's shutdown hook stops the server cleanly
  *       (regions closed, caches persisted), as {@code hbase-daemon.sh stop regionserver} does.
- *   <li>Reaping, as for {@link HazelcastCluster}'s members: {@link #close}, a shutdown hook of the
- *       test JVM, and {@link Main}, which halts the RegionServer JVM when its stdin pipe closes
- *       (the test JVM died, even by SIGKILL). A start that fails reaps its process.
+ *   <li>The process is a {@link ChildJvm}: reaped by {@link #close}, and by the child-jvm
+ *       safeguards whatever ends the test JVM. A start that fails reaps its process.
  *   <li>Metrics are read over JMX through the attach API (no port). The RegionServer's metrics
  *       system runs with a 1 s period ({@code hadoop-metrics2-hbase.properties}), which bounds
  *       how stale a JMX value may be; {@link #settledMetrics} waits until values stop changing
@@ -68,21 +63,12 @@ public final class RegionServerProcess implements AutoCloseable {
   /** The RegionServer metrics bean with the block cache counters. */
   public static final String SERVER_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
 
-  private static final Set<RegionServerProcess> LIVE = ConcurrentHashMap.newKeySet();
-
-  static {
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(RegionServerProcess::reap),
-        "forkset-reap-regionservers"));
-  }
-
   private final Builder spec;
   private final Path dir;
   private final Path confDir;
   private final int port;
   private int generation;
-  private Process process;
-  private OutputStream stdin; // kept open: closing it (or our death) halts the RegionServer
-  private Path log;
+  private ChildJvm process;
   private ServerName serverName;
   /** Start code of the last process seen online: a new process must report a newer one. */
   private long lastStartcode;
@@ -125,7 +111,7 @@ public final class RegionServerProcess implements AutoCloseable {
     private final Configuration clusterConf;
     private final AdminSource admin;
     private String heap = "512m";
-    private Path javaHome = Paths.get(System.getProperty("java.home"));
+    private Jdk jdk = Jdk.current();
     private final List<String> jvmArgs = new ArrayList<>();
     private final Map<String, String> site = new LinkedHashMap<>();
 
@@ -148,8 +134,8 @@ public final class RegionServerProcess implements AutoCloseable {
      * The JDK the RegionServer runs on (11 or newer: {@link Main} is Java 11 bytecode); null
      * means the test JVM's own.
      */
-    public Builder javaHome(Path home) {
-      this.javaHome = home == null ? Paths.get(System.getProperty("java.home")) : home;
+    public Builder jdk(Jdk jdk) {
+      this.jdk = jdk == null ? Jdk.current() : jdk;
       return this;
     }
 
@@ -225,7 +211,7 @@ public final class RegionServerProcess implements AutoCloseable {
   }
 
   public Path logFile() {
-    return log;
+    return process == null ? null : process.log();
   }
 
   private void writeConf() throws IOException {
@@ -323,18 +309,6 @@ public final class RegionServerProcess implements AutoCloseable {
     return cp;
   }
 
-  /** The JDK 9+ --add-opens/--add-exports flags the test JVM runs with (HBase needs them). */
-  private static List<String> openFlags() {
-    List<String> out = new ArrayList<>();
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-opens") || a.startsWith("--add-exports")
-          || a.startsWith("-Dio.netty.tryReflectionSetAccessible")) {
-        out.add(a);
-      }
-    }
-    return out;
-  }
-
   private synchronized void launchProcess() throws IOException {
     if (isAlive()) {
       throw new IllegalStateException(spec.name + " is still running (pid " + pid() + ")");
@@ -342,31 +316,19 @@ public final class RegionServerProcess implements AutoCloseable {
     closeJmx();
     generation++;
     serverName = null;
-    log = dir.resolve("regionserver-" + generation + ".log");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(spec.javaHome.resolve("bin").resolve("java").toString());
-    cmd.add("-Xms" + spec.heap);
-    cmd.add("-Xmx" + spec.heap);
-    cmd.add("-XX:+UseG1GC");
-    cmd.add("-XX:+ExitOnOutOfMemoryError");
-    cmd.add("-Xlog:gc*:file=" + dir.resolve("regionserver-" + generation + "-gc.log")
-        + ":uptime,level,tags");
-    cmd.addAll(openFlags());
-    cmd.addAll(spec.jvmArgs);
-    cmd.add("-Djava.net.preferIPv4Stack=true");
-    cmd.add("-Dlog4j2.configurationFile=" + confDir.resolve("log4j2.properties").toUri());
-    cmd.add("-Dlog4j.configuration=" + confDir.resolve("log4j.properties").toUri());
-    cmd.add("-Dhbase.log.dir=" + dir);
-    cmd.add("-cp");
-    cmd.add(ForksetJars.classPath(classPath().toArray(new Path[0])));
-    cmd.add(Main.class.getName());
-    cmd.add("start");
-    write(log, "$ " + String.join(" ", cmd) + "\n");
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    process = pb.start();
-    stdin = process.getOutputStream();
-    LIVE.add(this);
+    process = ChildJvm.builder(spec.name + "-" + generation, Main.class.getName())
+        .jdk(spec.jdk).heap(spec.heap).inheritOpens()
+        .jvmArgs("-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError")
+        .gcLog(dir.resolve("regionserver-" + generation + "-gc.log"))
+        .jvmArgs(spec.jvmArgs)
+        .systemProperty("java.net.preferIPv4Stack", "true")
+        .systemProperty("log4j2.configurationFile",
+            confDir.resolve("log4j2.properties").toUri().toString())
+        .systemProperty("log4j.configuration",
+            confDir.resolve("log4j.properties").toUri().toString())
+        .systemProperty("hbase.log.dir", dir.toString())
+        .classPath(classPath()).args("start")
+        .dir(dir).log(dir.resolve("regionserver-" + generation + ".log")).start();
   }
 
   /**
@@ -419,17 +381,12 @@ public final class RegionServerProcess implements AutoCloseable {
   }
 
   /** Exit status of a JVM killed by SIGKILL (128 + 9). */
-  public static final int EXIT_SIGKILL = 137;
+  public static final int EXIT_SIGKILL = ChildJvm.EXIT_SIGKILL;
 
   /** SIGKILL, then waits for the process to be gone; returns the exit status (137). */
   public int kill() throws InterruptedException {
     closeJmx();
-    process.destroyForcibly();
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      throw new AssertionError(spec.name + " (pid " + pid() + ") survived SIGKILL for 30 s");
-    }
-    LIVE.remove(this);
-    int status = process.exitValue();
+    int status = process.kill9();
     if (status != EXIT_SIGKILL) {
       throw new AssertionError(spec.name + " exited with " + status + " before the SIGKILL"
           + " (expected " + EXIT_SIGKILL + ")\n" + logTail(40));
@@ -527,12 +484,7 @@ public final class RegionServerProcess implements AutoCloseable {
   }
 
   public String logText() {
-    try {
-      return log != null && Files.exists(log)
-          ? new String(Files.readAllBytes(log), StandardCharsets.UTF_8) : "";
-    } catch (IOException e) {
-      return "<cannot read " + log + ": " + e + ">";
-    }
+    return process == null ? "" : process.logText();
   }
 
   /** Lines of the current process's log that contain {@code text}. */
@@ -548,17 +500,12 @@ public final class RegionServerProcess implements AutoCloseable {
 
   /** The last {@code lines} lines of the current process's log, headed by its path. */
   public String logTail(int lines) {
-    List<String> all = Arrays.asList(logText().split("\n"));
-    List<String> tail = all.subList(Math.max(0, all.size() - lines), all.size());
-    return "---- last " + tail.size() + " lines of " + log + " ----\n" + String.join("\n", tail);
+    return process == null ? "" : process.logTail(lines);
   }
 
   /** Throws an AssertionError with the exit status and log tail if the process has ended. */
   public void assertAlive() {
-    if (!process.isAlive()) {
-      throw new AssertionError(spec.name + " (pid " + pid() + ") died with exit code "
-          + process.exitValue() + "\n" + logTail(60));
-    }
+    process.assertAlive();
   }
 
   private synchronized void closeJmx() {
@@ -572,29 +519,13 @@ public final class RegionServerProcess implements AutoCloseable {
     }
   }
 
-  private void reap() {
-    closeJmx();
-    if (process == null) {
-      return;
-    }
-    try {
-      stdin.close();
-    } catch (IOException ignored) {
-      // already closed
-    }
-    process.destroyForcibly();
-    try {
-      process.waitFor(20, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Kills the process if it is still running (SIGKILL) and forgets it. */
   @Override
   public void close() {
-    reap();
-    LIVE.remove(this);
+    closeJmx();
+    if (process != null) {
+      process.close();
+    }
   }
 
   /** Deletes a folder and everything in it, if it exists. */
@@ -616,34 +547,14 @@ public final class RegionServerProcess implements AutoCloseable {
   }
 
   /**
-   * Entry point of the RegionServer JVM: prints which hbase-server jar and patches it runs, halts
-   * the JVM when the test JVM goes away (its stdin pipe closes), then runs
-   * {@code HRegionServer.main} with the arguments ("start"), as {@code hbase regionserver start}
-   * does.
+   * Main class of the RegionServer JVM: prints which hbase-server jar and patches it runs, then
+   * runs {@code HRegionServer.main} with the arguments ("start"), as {@code hbase regionserver
+   * start} does.
    */
   public static final class Main {
-    /** Exit status when the parent test JVM disappeared. */
-    static final int ORPHANED = 97;
-
     private Main() {}
 
     public static void main(String[] args) throws Exception {
-      Thread watchdog = new Thread(() -> {
-        InputStream in = System.in;
-        try {
-          while (in.read() >= 0) {
-            // nothing is sent; read() returns -1 only when the parent closed the pipe or died
-          }
-        } catch (IOException ignored) {
-          // same as end of stream
-        }
-        System.out.println("forkset-harness: parent test JVM is gone; halting RegionServer");
-        System.out.flush();
-        Runtime.getRuntime().halt(ORPHANED);
-      }, "forkset-parent-watchdog");
-      watchdog.setDaemon(true);
-      watchdog.start();
-
       Path jar = ForksetJars.codeSource(org.apache.hadoop.hbase.regionserver.HRegion.class);
       String module;
       try {

@@ -8,8 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The eviction events of one map, seen by a client: every key an owner evicted (Hazelcast
- * publishes an EVICTED event for each eviction on a partition's owner, stock and module alike).
+ * The eviction events of one map, seen by a client or a lite member: every key an owner evicted
+ * (Hazelcast publishes an EVICTED event for each eviction on a partition's owner, stock and
+ * module alike). Events arrive asynchronously, after the eviction: a test that needs an
+ * eviction's event waits for that event ({@link EvictionWaits}).
  */
 final class EvictionEvents {
   private final IMap<Integer, ?> map;
@@ -33,21 +35,6 @@ final class EvictionEvents {
 
   Set<Integer> keys() {
     return keys;
-  }
-
-  /** Waits until no event has arrived for {@code quietMillis} (at most {@code maxMillis}). */
-  long awaitQuiet(long quietMillis, long maxMillis) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + maxMillis;
-    long last = -1;
-    while (System.currentTimeMillis() < deadline) {
-      long now = count.get();
-      if (now == last) {
-        return now;
-      }
-      last = now;
-      Thread.sleep(quietMillis);
-    }
-    return count.get();
   }
 
   void remove() {

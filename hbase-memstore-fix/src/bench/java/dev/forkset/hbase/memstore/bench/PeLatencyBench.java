@@ -2,6 +2,7 @@ package dev.forkset.hbase.memstore.bench;
 
 import dev.forkset.bench.Charts;
 import dev.forkset.bench.ResultTable;
+import dev.forkset.childjvm.Jdk;
 import dev.forkset.hbase21.Hbase21Cluster;
 import dev.forkset.hbase21.ServerJar;
 import java.io.File;
@@ -25,15 +26,15 @@ import java.util.regex.Pattern;
  * values as in the report) against an HBase 2.1.2 minicluster with 256 MB memstore flushes, for
  * the stock jar, the custom jar, and the custom jar with CompactingMemStore BASIC, one after the
  * other in one run. Each cluster and PE run in JVMs of their own on JDK 8 (harness:
- * {@code it-hbase21}); beside the put latencies, every flush's update-lock hold, timed by the same
+ * {@code hbase21}); beside the put latencies, every flush's update-lock hold, timed by the same
  * probe in each cluster JVM.
  *
  * <p>Per variant: a fresh cluster; a PE warm-up run (not counted), a flush, then the measured PE
  * run. Percentiles are over every put of every PE thread (PE keeps them all: see
  * {@code PerformanceEvaluationMain}).
  *
- * <p>System properties: {@code bench.jdk8} (a JDK 8 home), {@code bench.hbase212.fork} (the custom
- * hbase-server-2.1.2-fork.<n>.jar), {@code bench.module.jar} (the hbase-memstore-fix jar), {@code bench.dir} (work and result folder), {@code bench.img}
+ * <p>System properties: {@code bench.jdk8} (a JDK 8 home; the custom
+ * hbase-server-2.1.2-fork.<n>.jar comes from the hbase21 module's class path), {@code bench.dir} (work and result folder), {@code bench.img}
  * (folder of the PNG), {@code bench.pe.threads}, {@code bench.pe.rows} (puts per thread, at
  * most 524,288 so that PE keeps every latency), {@code bench.pe.warmup.rows},
  * {@code bench.variants} (comma list of stock, custom, custom-basic).
@@ -92,13 +93,11 @@ public final class PeLatencyBench {
   }
 
   public static void main(String[] args) throws Exception {
-    Path jdk8 = Paths.get(required("bench.jdk8"));
-    if (!Files.isExecutable(jdk8.resolve("bin/java"))) {
+    Jdk jdk8 = Jdk.at(Paths.get(required("bench.jdk8")));
+    if (!Files.isExecutable(jdk8.java())) {
       throw new IllegalStateException("No JDK 8 at bench.jdk8=" + jdk8 + ": run .ci/install-jdk8"
           + " or pass -Dforkset.jdk8.home=<a JDK 8>");
     }
-    Path fork = Paths.get(required("bench.hbase212.fork"));
-    Path module = Paths.get(required("bench.module.jar"));
     Path dir = Paths.get(required("bench.dir"));
     Path img = Paths.get(required("bench.img"));
     int threads = Integer.getInteger("bench.pe.threads", 16);
@@ -108,7 +107,7 @@ public final class PeLatencyBench {
     for (String id : System.getProperty("bench.variants", "stock,custom,custom-basic")
         .split(",")) {
       Variant v = variant(id.trim());
-      results.add(run(v, jdk8, fork, module, dir.resolve("pe-" + v.id), threads, rows,
+      results.add(run(v, jdk8, dir.resolve("pe-" + v.id), threads, rows,
           warmupRows));
     }
     report(results, threads, rows, dir, img);
@@ -133,7 +132,7 @@ public final class PeLatencyBench {
         + "stock, custom, custom-basic");
   }
 
-  private static Result run(Variant v, Path jdk8, Path fork, Path module, Path work,
+  private static Result run(Variant v, Jdk jdk8, Path work,
       int threads, int rows, int warmupRows) throws Exception {
     Hbase21Cluster.Builder b = Hbase21Cluster.builder(jdk8, work).heap("3g")
         // The field report's RegionServer settings (256 MB flushes).
@@ -146,7 +145,7 @@ public final class PeLatencyBench {
             "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy");
     if (v.jar == ServerJar.CUSTOM) {
       // No memstore setting: the custom jar counts cells for every memstore type by default.
-      b.custom(fork, module);
+      b.custom();
     }
     if (v.basic) {
       // As the field report set it: for every table, in hbase-site.xml.

@@ -1,5 +1,7 @@
 package dev.forkset.hbase.memstore.bench;
 
+import dev.forkset.hbase21.Hbase21ClassPath;
+import dev.forkset.hbase21.ServerJar;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +55,8 @@ public class SnapshotBench {
 
   @Setup(Level.Trial)
   public void loadJar() throws Exception {
-    ClassLoader cl = "stock".equals(jar) ? Hbase212Loaders.stock() : Hbase212Loaders.fixed();
+    ClassLoader cl = Hbase21ClassPath.load()
+        .loader("stock".equals(jar) ? ServerJar.STOCK : ServerJar.CUSTOM);
     Thread.currentThread().setContextClassLoader(cl);
     Class<?> chunkCreator = cl.loadClass("org.apache.hadoop.hbase.regionserver.ChunkCreator");
     Class<?> hmm = cl.loadClass("org.apache.hadoop.hbase.regionserver.HeapMemoryManager");

@@ -1,14 +1,18 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import dev.forkset.childjvm.ChildJvm;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.file.Paths;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 
 /**
  * A JVM that runs a BucketCache over the pmem engine, as a RegionServer would, for tests that
- * kill it, run a second one beside it or fill its filesystem. Talks through stdout lines.
+ * kill it, run a second one beside it or fill its filesystem. Talks through stdout lines; started
+ * by {@link #child} through the child-jvm launcher, which reaps it whatever ends the test.
  *
  * <pre>
  * CacheProcess warm   ioengine persistence capacity seed count blockSize tailSeed tailCount [k=v]...
@@ -26,6 +30,24 @@ public final class CacheProcess {
   private CacheProcess() {}
 
   static final int[] BUCKET_SIZES = {9 * 1024, 17 * 1024, 33 * 1024, 65 * 1024};
+  private static final AtomicInteger CHILDREN = new AtomicInteger();
+
+  /**
+   * A CacheProcess JVM like this one (same JDK, class path and module opens, 512 MB heap) running
+   * {@code args}; its working directory is {@code dir}, its log goes to target/children/.
+   */
+  static ChildJvm.Builder child(File dir, String... args) {
+    String name = "cacheprocess-" + args[0] + "-" + CHILDREN.incrementAndGet();
+    return ChildJvm.builder(name, CacheProcess.class.getName()).classPathOfThisJvm()
+        .inheritOpens().jvmArgs("-Xmx512m").args(args).dir(dir.toPath())
+        .log(Paths.get("target", "children",
+            ManagementFactory.getRuntimeMXBean().getName().split("@")[0] + "-" + name + ".log"));
+  }
+
+  /** {@link #child}, started. */
+  static ChildJvm start(File dir, String... args) throws java.io.IOException {
+    return child(dir, args).start();
+  }
 
   private static Configuration conf(String[] args, int firstKv) {
     Configuration conf = HBaseConfiguration.create();

@@ -1,5 +1,7 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import dev.forkset.childjvm.ChildJvm;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -55,17 +57,17 @@ public class PmemFullFilesystemTest {
     File dir = new File(fs.dir(), "c");
     dir.mkdir();
     File go = new File(fs.dir(), "go");
-    try (ChildJvm child = ChildJvm.start(CacheProcess.class, "fill", "pmem:" + dir + "/cache",
+    try (ChildJvm child = CacheProcess.start(fs.dir(), "fill", "pmem:" + dir + "/cache",
         "-", String.valueOf(16 * MIB), go.getPath(),
         "hbase.bucketcache.pmem.mapping.size=" + (2 * MIB))) {
-      child.await("OPEN", 60);
+      child.awaitLineStartingWith("OPEN", 60, SECONDS);
       File filler = fs.fill();
       assertTrue(filler.length() > 0);
       assertTrue(go.createNewFile() || go.exists());
-      int exit = child.waitFor(60);
-      assertEquals("the writer died writing into a full filesystem:\n" + child.output(), 0,
+      int exit = child.waitFor(60, SECONDS);
+      assertEquals("the writer died writing into a full filesystem:\n" + child.logTail(40), 0,
           exit);
-      assertTrue(child.output(), child.output().contains("WROTE"));
+      assertTrue(child.logText(), child.logText().contains("WROTE"));
     }
   }
 }

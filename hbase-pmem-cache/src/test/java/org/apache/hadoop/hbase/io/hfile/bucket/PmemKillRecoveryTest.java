@@ -1,8 +1,10 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.forkset.childjvm.ChildJvm;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -72,20 +74,20 @@ public class PmemKillRecoveryTest {
   /** Runs the warm cache in a child, kills it after two checkpoints; returns the entries. */
   private long[][] warmAndKill() throws Exception {
     long[][] entries = new long[BLOCKS][];
-    try (ChildJvm child = ChildJvm.start(CacheProcess.class, "warm", ioEngine, persistence,
+    try (ChildJvm child = CacheProcess.start(tmp.getRoot(), "warm", ioEngine, persistence,
         String.valueOf(CAPACITY), String.valueOf(SEED), String.valueOf(BLOCKS),
         String.valueOf(BLOCK), String.valueOf(TAIL_SEED), String.valueOf(TAIL),
         "hbase.bucketcache.pmem.mapping.size=" + MAPPING,
         "hbase.bucketcache.persist.intervalinmillis=1000")) {
       for (int i = 0; i < BLOCKS; i++) {
-        String[] e = child.await("ENTRY ", 120).split(" ");
+        String[] e = child.awaitLineStartingWith("ENTRY ", 120, SECONDS).split(" ");
         entries[Integer.parseInt(e[1])] = new long[] {Long.parseLong(e[2]),
             Long.parseLong(e[3])};
       }
-      child.await("CACHED", 60);
+      child.awaitLineStartingWith("CACHED", 60, SECONDS);
       // The first checkpoint after CACHED may have started before it; the second cannot.
-      child.await("CHECKPOINT", 30);
-      child.await("CHECKPOINT", 30);
+      child.awaitLineStartingWith("CHECKPOINT", 30, SECONDS);
+      child.awaitLineStartingWith("CHECKPOINT", 30, SECONDS);
       child.kill9();
     }
     return entries;

@@ -1,11 +1,11 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import dev.forkset.childjvm.ChildJvm;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.Rule;
 import org.junit.Test;
@@ -29,12 +29,12 @@ public class PmemRenameSyncTest {
     // A persisted map the new files cannot use: it is moved aside at start.
     Files.write(map.toPath(), new byte[] {'V', '2', 'U', 'F', 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
         0, 0, 0, 0, 1, 5, 1, 2, 3, 4, 5});
-    List<String> cmd = new ArrayList<>(ChildJvm.command(CacheProcess.class, "open",
+    ChildJvm.Builder child = CacheProcess.child(tmp.getRoot(), "open",
         "pmem:" + p0 + "," + p1, map.getPath(), String.valueOf(16L << 20),
-        "hbase.bucketcache.pmem.mapping.size=" + (4L << 20)));
-    cmd.add(1, "-Dcacheprocess.shutdown=true");
+        "hbase.bucketcache.pmem.mapping.size=" + (4L << 20))
+        .systemProperty("cacheprocess.shutdown", "true");
     StringBuilder out = new StringBuilder();
-    List<Strace.Event> events = Strace.run(cmd, tmp.getRoot(), out);
+    List<Strace.Event> events = Strace.run(child, tmp.getRoot(), out);
     assertTrue(out.toString(), out.toString().contains("STOPPED"));
     int renames = 0;
     for (Strace.Event e : events) {

@@ -1,5 +1,8 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import dev.forkset.childjvm.ChildJvm;
+import java.util.regex.Pattern;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -27,16 +30,13 @@ public class PmemSecondProcessTest {
     conf.set("hbase.bucketcache.pmem.mapping.size", String.valueOf(4L << 20));
     BucketCache mine = new BucketCache(io, CAPACITY, 8192, CacheProcess.BUCKET_SIZES, 1, 8,
         tmp.getRoot() + "/mine.persistence", 60_000, conf);
-    try (ChildJvm other = ChildJvm.start(CacheProcess.class, "open",
+    try (ChildJvm other = CacheProcess.start(tmp.getRoot(), "open",
         // Its own persistence file; only the cache files are shared, in another order.
         "pmem:" + p1 + "," + p0, tmp.getRoot() + "/other.persistence", String.valueOf(CAPACITY),
         "hbase.bucketcache.pmem.mapping.size=" + (4L << 20),
         "hbase.bucketcache.pmem.lock.wait.ms=200")) {
-      String line = other.await("", 60);
-      while (line.startsWith("PID ") || !(line.startsWith("STARTED") || line.startsWith("FAILED"))) {
-        line = other.await("", 60);
-      }
-      int exit = other.waitFor(60);
+      String line = other.await(Pattern.compile("^(STARTED|FAILED).*"), 60, SECONDS).group();
+      int exit = other.waitFor(60, SECONDS);
       assertTrue("the second process started on the same cache files: " + line,
           line.startsWith("FAILED"));
       assertEquals(1, exit);

@@ -1,5 +1,6 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import dev.forkset.childjvm.ChildJvm;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.Assume;
@@ -42,35 +44,30 @@ final class Strace {
 
   private Strace() {}
 
-  /** Runs the command under strace and returns its renames and syncs, with the child's output. */
-  static List<Event> run(List<String> command, File work, StringBuilder output)
+  /** Runs the child under strace and returns its renames and syncs, with the child's output. */
+  static List<Event> run(ChildJvm.Builder jvm, File work, StringBuilder output)
       throws IOException, InterruptedException {
     File trace = new File(work, "strace.txt");
-    List<String> cmd = new ArrayList<>();
-    cmd.add("strace");
-    cmd.add("-f");
-    cmd.add("--seccomp-bpf");
-    cmd.add("-e");
-    cmd.add("trace=open,openat,rename,renameat,renameat2,fsync,fdatasync");
-    cmd.add("-o");
-    cmd.add(trace.getPath());
-    cmd.addAll(command);
     ChildJvm child;
     try {
-      child = ChildJvm.start(cmd);
+      child = jvm.wrapper("strace", "-f", "--seccomp-bpf", "-e",
+          "trace=open,openat,rename,renameat,renameat2,fsync,fdatasync", "-o", trace.getPath())
+          .start();
     } catch (IOException e) {
       Assume.assumeNoException("strace is not installed", e);
       return null;
     }
     int exit;
     try {
-      exit = child.waitFor(180);
+      exit = child.waitFor(180, TimeUnit.SECONDS);
     } finally {
       child.close();
     }
-    output.append(child.output());
-    Assume.assumeFalse("strace cannot trace here: " + child.output(),
-        exit != 0 && child.output().startsWith("strace:"));
+    String printed = child.logText();
+    printed = printed.substring(printed.indexOf('\n') + 1); // after the command line
+    output.append(printed);
+    Assume.assumeFalse("strace cannot trace here: " + printed,
+        exit != 0 && printed.startsWith("strace:"));
     List<Event> events = new ArrayList<>();
     Map<String, String> fds = new HashMap<>();
     Map<String, String> unfinished = new HashMap<>();
@@ -110,7 +107,7 @@ final class Strace {
       }
     }
     if (exit != 0) {
-      throw new AssertionError("traced child exited with " + exit + ":\n" + child.output());
+      throw new AssertionError("traced child exited with " + exit + ":\n" + printed);
     }
     return events;
   }

@@ -1,0 +1,161 @@
+package dev.forkset.series;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.apache.maven.plugin.AbstractMojo;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugins.annotations.LifecyclePhase;
+import org.apache.maven.plugins.annotations.Mojo;
+import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.project.MavenProject;
+
+/**
+ * Reads a line's upstream test list ({@link UpstreamTests}) and sets two project properties for
+ * the Surefire executions that run them: {@code upstream.tests} (Surefire's {@code test}
+ * parameter: this module's entries with their exclusions), {@code upstream.tests.skip} and
+ * {@code upstream.tests.failIfNone} (false when {@code -Dtest} narrowed the list: a pattern of the
+ * list may then name a class that does not exist, as a user's pattern may). No
+ * pom may declare them: Maven replaces a pom's own properties in the plugin configuration before
+ * any goal runs, so the executions would never see these values.
+ *
+ * <p>Implementation notes:
+ * <ol>
+ *   <li>{@code -Dtest=...} narrows the list to the classes it names, as it narrows a module's own
+ *       tests, so one class runs alone the usual way ({@code ./mvnw verify -pl <module>
+ *       -Dtest=TestHRegion}); an execution left with nothing is skipped.
+ *   <li>A flavour of a line (the same series built from another upstream artifact) names the
+ *       line's custom jar in {@code sameClassesAs}: when every class its series replaced is
+ *       byte-identical in both jars, the line's run already tested that bytecode and the
+ *       flavour's run is skipped, saying so; any difference runs them.
+ * </ol>
+ */
+@Mojo(name = "upstream-tests", defaultPhase = LifecyclePhase.PROCESS_TEST_CLASSES,
+    threadSafe = true)
+public class UpstreamTestsMojo extends AbstractMojo {
+  /** The list: {@code patches/<project>/<line>/upstream-tests} (or the project's, if shared). */
+  @Parameter(property = "upstream.tests.list", required = true)
+  private File list;
+
+  /** Whose entries: a module's artifactId, or {@code *} for every entry. */
+  @Parameter(defaultValue = "${project.artifactId}", required = true)
+  private String module;
+
+  /** The user's Surefire {@code -Dtest}, which narrows the list. */
+  @Parameter(property = "test")
+  private String test;
+
+  /** With {@link #replacedClasses}: the line's custom jar a flavour is compared with. */
+  @Parameter
+  private File sameClassesAs;
+
+  /** The flavour's custom jar. */
+  @Parameter
+  private File jar;
+
+  /**
+   * The flavour's {@code <jar>.replaced-classes.txt} (written by series:overlay): the upstream
+   * entries the series replaced, including those it dropped.
+   */
+  @Parameter
+  private File replacedClasses;
+
+  @Parameter(defaultValue = "${project}", readonly = true)
+  private MavenProject project;
+
+  @Parameter(property = "skipTests", defaultValue = "false")
+  private boolean skipTests;
+
+  /**
+   * Skips the upstream tests as {@code -DskipTests} would, for a module whose tests need what is
+   * missing here (a JDK 8: {@code ${forkset.jdk8.skip}}).
+   */
+  @Parameter(defaultValue = "false")
+  private boolean skip;
+
+  @Override
+  public void execute() throws MojoExecutionException, MojoFailureException {
+    if (skipTests || skip) {
+      project.getProperties().setProperty("upstream.tests", "");
+      project.getProperties().setProperty("upstream.tests.skip", "true");
+      project.getProperties().setProperty("upstream.tests.failIfNone", "false");
+      return;
+    }
+    UpstreamTests tests;
+    try {
+      tests = UpstreamTests.read(list.toPath());
+    } catch (IOException e) {
+      throw new MojoExecutionException("Cannot read the upstream test list " + list, e);
+    } catch (IllegalArgumentException e) {
+      throw new MojoFailureException(e.getMessage());
+    }
+    List<UpstreamTests.Entry> selected = tests.select(module, test);
+    String why = null;
+    if (selected.isEmpty()) {
+      why = test == null ? "the list " + list + " has no entry for " + module
+          : "-Dtest=" + test + " names none of them";
+    } else if (sameClassesAs != null) {
+      List<String> differing = differing();
+      if (differing.isEmpty()) {
+        why = "every class the series replaced is byte-identical in " + jar.getName() + " and "
+            + sameClassesAs.getName() + ", whose build ran them";
+      } else {
+        getLog().info("Classes the series replaced that differ from " + sameClassesAs.getName()
+            + ": " + differing);
+      }
+    }
+    project.getProperties().setProperty("upstream.tests", UpstreamTests.surefireTest(selected));
+    project.getProperties().setProperty("upstream.tests.skip", Boolean.toString(why != null));
+    project.getProperties().setProperty("upstream.tests.failIfNone",
+        Boolean.toString(test == null || test.trim().isEmpty()));
+    if (why != null) {
+      getLog().info("Upstream tests of " + list.getParentFile().getName() + " skipped: " + why);
+    } else {
+      getLog().info("Upstream tests of " + list.getParentFile().getName() + " for " + module
+          + ": " + UpstreamTests.surefireTest(selected));
+    }
+  }
+
+  /** The replaced classes whose bytes differ between {@link #jar} and {@link #sameClassesAs}. */
+  private List<String> differing() throws MojoExecutionException {
+    if (jar == null || replacedClasses == null) {
+      throw new MojoExecutionException("sameClassesAs needs jar and replacedClasses too");
+    }
+    try {
+      return differing(jar, sameClassesAs,
+          Files.readAllLines(replacedClasses.toPath(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new MojoExecutionException("Cannot compare " + jar + " with " + sameClassesAs, e);
+    }
+  }
+
+  /** The entries of {@code names} whose bytes differ between two jars. */
+  static List<String> differing(File jar, File other, List<String> names) throws IOException {
+    List<String> out = new ArrayList<>();
+    try (ZipFile mine = new ZipFile(jar); ZipFile theirs = new ZipFile(other)) {
+      for (String line : names) {
+        String name = line.trim();
+        if (name.isEmpty()) {
+          continue;
+        }
+        // An upstream entry the series dropped (an anonymous class a patch removed) is in
+        // neither jar: the same in both.
+        ZipEntry a = mine.getEntry(name);
+        ZipEntry b = theirs.getEntry(name);
+        if ((a == null) != (b == null) || a != null
+            && !Arrays.equals(mine.getInputStream(a).readAllBytes(),
+                theirs.getInputStream(b).readAllBytes())) {
+          out.add(name);
+        }
+      }
+    }
+    return out;
+  }
+}
