@@ -14,13 +14,16 @@ import com.hazelcast.map.LocalMapStats;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.impl.NodeEngineImpl;
+import com.hazelcast.spi.impl.PartitionSpecificRunnable;
 import com.hazelcast.test.Accessors;
 import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.After;
 import org.junit.Test;
 
@@ -96,8 +99,15 @@ public class BackupConvergenceTest {
     HazelcastInstance[] members = fill(MaxSizePolicy.USED_HEAP_SIZE, 1, 3000, new byte[1024],
         true, 1);
     HazelcastInstance a = members[0];
+    HazelcastInstance b = members[1];
     EvictionMetrics metrics = TestMembers.metrics(a);
-    TestMembers.settle(metrics::getBytesFreed, 300, 20);
+    // No migration, no pass and no backup eviction may change a's footprint or bytesFreed while
+    // its pass below runs. With one partition thread a member has no continuations, and one task
+    // on that thread runs behind every pass queued before it. b's passes send backup evictions
+    // to a: the test kit's network hands an operation to a's partition queue as b sends it, so
+    // once b is drained they are queued on a, and draining a then runs behind them.
+    HazelcastTestSupport.waitAllForSafeState(a, b);
+    TestMembers.drainPartitionThreads(b, a);
     SizeProportionalEvictor evictor = (SizeProportionalEvictor) TestMembers.mapServiceContext(a)
         .getMapContainer("m").getEvictor();
     long limit = 1L << 20;
@@ -109,8 +119,8 @@ public class BackupConvergenceTest {
     RecordStore<?> store = TestMembers.store(a, "m", pid);
     Data dataKey = TestMembers.nodeEngine(a).toData(key);
     Data value = TestMembers.nodeEngine(a).toData(new byte[1024]);
-    java.util.concurrent.CompletableFuture<Throwable> done = new java.util.concurrent.CompletableFuture<>();
-    Accessors.getOperationService(a).execute(new com.hazelcast.spi.impl.PartitionSpecificRunnable() {
+    CompletableFuture<Throwable> done = new CompletableFuture<>();
+    Accessors.getOperationService(a).execute(new PartitionSpecificRunnable() {
       @Override
       public int getPartitionId() {
         return pid;
@@ -119,8 +129,8 @@ public class BackupConvergenceTest {
       @Override
       public void run() {
         try {
-          evictor.beforeWrite(store, java.util.Collections.singletonList(dataKey),
-              java.util.Collections.singletonList(value));
+          evictor.beforeWrite(store, Collections.singletonList(dataKey),
+              Collections.singletonList(value));
           done.complete(null);
         } catch (Throwable t) {
           done.complete(t);

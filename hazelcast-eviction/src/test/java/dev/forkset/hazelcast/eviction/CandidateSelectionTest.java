@@ -35,7 +35,7 @@ public class CandidateSelectionTest {
    * for LRU and LFU, whose one-second timestamps tie.
    */
   @Test
-  public void randomPolicy_mixedSizes_evictsSmallAndLargeEntriesAlike() {
+  public void randomPolicy_mixedSizes_evictsSmallAndLargeEntriesAlike() throws Exception {
     Config config = TestMembers.config(TestMembers.REGION_1M, 2);
     TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, 4, EvictionPolicy.RANDOM, 0);
     HazelcastInstance member = factory.newHazelcastInstance(config);
@@ -43,6 +43,8 @@ public class CandidateSelectionTest {
     for (int i = 0; i < 3000; i++) {
       map.put(i, new byte[i % 2 == 0 ? 200 : 4000]);
     }
+    // the survivors are what the passes left: the last puts' passes end first
+    TestMembers.drainPartitionThreads(member);
     int small = 0;
     int large = 0;
     for (byte[] v : map.values()) {
@@ -72,7 +74,8 @@ public class CandidateSelectionTest {
     while (metrics.getEvictionCount() == 0) {
       map.put(i++, new byte[1000]);
     }
-    TestMembers.settle(metrics::getEvictionCount, 200, 10);
+    // the fill's passes end before the keys are read and locked
+    TestMembers.drainPartitionThreads(member);
     for (Integer key : map.keySet()) {
       map.lock(key);
     }
@@ -81,6 +84,8 @@ public class CandidateSelectionTest {
     for (int n = 0; n < puts; n++) {
       map.put(100_000 + n, new byte[1000]);
     }
+    // the refills of the puts' passes and of the continuations they handed over, all of them
+    TestMembers.drainPartitionThreads(member);
     long perPut = (metrics.getPoolRefills() - refills) / puts;
     assertTrue("pool refills per put with every older entry locked: " + perPut, perPut <= 8);
   }
@@ -122,7 +127,7 @@ public class CandidateSelectionTest {
         for (Future<?> f : done) {
           f.get();
         }
-        awaitPartitionThreads(member, map);
+        TestMembers.drainPartitionThreads(member);
         int[] sizes = new int[partitions];
         for (Integer key : map.keySet()) {
           sizes[member.getPartitionService().getPartition(key).getPartitionId()]++;
@@ -227,24 +232,6 @@ public class CandidateSelectionTest {
 
     @Override
     public void afterRemove(Object value) {
-    }
-  }
-
-  /**
-   * Returns once every partition thread has finished the operations queued before the call:
-   * one get on each partition, each queued behind that partition's earlier writes.
-   */
-  private static void awaitPartitionThreads(HazelcastInstance member, IMap<Integer, ?> map) {
-    int partitions = member.getPartitionService().getPartitions().size();
-    boolean[] seen = new boolean[partitions];
-    int found = 0;
-    for (int key = -1; found < partitions; key--) {
-      int pid = member.getPartitionService().getPartition(key).getPartitionId();
-      if (!seen[pid]) {
-        seen[pid] = true;
-        found++;
-        map.get(key);
-      }
     }
   }
 }

@@ -28,20 +28,30 @@ public class LargePutEvictsAcrossPartitionThreadsTest {
 
   @Test
   public void smallWritesAfterALargePut_onItsThread_doNotEvictTheLargeEntry() throws Exception {
-    Config config = TestMembers.config(TestMembers.REGION_1M, THREADS);
+    // The large put alone must bring the map back under its limit before the small writes: a
+    // pass capped by time would leave the rest to them, and the test would not tell the two apart.
+    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, THREADS));
     TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, LIMIT_MB, EvictionPolicy.LRU, 0);
     HazelcastInstance member = factory.newHazelcastInstance(config);
     IMap<Integer, byte[]> map = member.getMap("m");
+    long limit = LIMIT_MB << 20;
     for (int i = 0; i < 2000; i++) {
       map.set(i, new byte[10_000]);
     }
+    TestMembers.drainPartitionThreads(member);
     // LRU times are whole seconds: the large entry is newer than every small one, and the small
     // writes after it are newer still.
     Thread.sleep(1100);
     int big = -1;
-    // three quarters of the limit: most of the map is the large entry, which its own pass may not evict
+    // three quarters of the limit: most of the map is the large entry, which its own pass may
+    // not evict
     map.set(big, new byte[(LIMIT_MB << 20) * 3 / 4]);
-    TestMembers.settle(() -> TestMembers.cost(member, "m"), 300, 10);
+    // The large put's pass and the continuations it handed to the other thread end before the
+    // small writes, which must find the map under its limit and no pass of the large put left.
+    TestMembers.drainPartitionThreads(member);
+    TestMembers.await("back under the limit after the large put", 60,
+        () -> TestMembers.cost(member, "m") <= limit,
+        () -> TestMembers.cost(member, "m") + " of " + limit + " bytes");
     Thread.sleep(1100);
     int thread = partition(member, big) % THREADS;
     int written = 0;
@@ -51,10 +61,11 @@ public class LargePutEvictsAcrossPartitionThreadsTest {
         written++;
       }
     }
-    TestMembers.settle(() -> TestMembers.cost(member, "m"), 300, 10);
+    // the small writes' passes end before the large entry is looked up
+    TestMembers.drainPartitionThreads(member);
     long cost = TestMembers.cost(member, "m");
     assertTrue("the large entry was evicted by small writes on its partition thread (map at "
-        + cost + " bytes of " + (LIMIT_MB << 20) + ")", map.containsKey(big));
+        + cost + " bytes of " + limit + ")", map.containsKey(big));
   }
 
   private static int partition(HazelcastInstance member, int key) {

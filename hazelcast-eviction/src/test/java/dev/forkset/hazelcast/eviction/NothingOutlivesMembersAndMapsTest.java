@@ -11,9 +11,12 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.eviction.Evictor;
+import com.hazelcast.map.impl.recordstore.RecordStore;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import javax.management.ObjectName;
 import org.junit.Test;
 
@@ -35,12 +38,25 @@ public class NothingOutlivesMembersAndMapsTest {
     return config;
   }
 
-  private static boolean collected(WeakReference<?> ref) throws InterruptedException {
-    for (int i = 0; i < 50 && ref.get() != null; i++) {
+  /**
+   * Runs the collector until {@code alive} counts nothing still reachable, for up to 30 s;
+   * returns the last count. System.gc() is a request: one call may leave a weakly reachable
+   * object uncleared, so the state is polled, not read after a fixed number of calls.
+   */
+  private static int aliveAfterCollection(IntSupplier alive) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      int n = alive.getAsInt();
+      if (n == 0 || System.nanoTime() > deadline) {
+        return n;
+      }
       System.gc();
       Thread.sleep(50);
     }
-    return ref.get() == null;
+  }
+
+  private static boolean collected(WeakReference<?> ref) throws InterruptedException {
+    return aliveAfterCollection(() -> ref.get() == null ? 0 : 1) == 0;
   }
 
   @Test
@@ -87,24 +103,23 @@ public class NothingOutlivesMembersAndMapsTest {
       }
       java.util.List<WeakReference<Object>> values = new java.util.ArrayList<>();
       for (int pid = 0; pid < member.getPartitionService().getPartitions().size(); pid++) {
-        com.hazelcast.map.impl.recordstore.RecordStore<?> store = TestMembers.store(member, "m", pid);
+        RecordStore<?> store = TestMembers.store(member, "m", pid);
         if (store != null) {
           store.forEach((key, record) -> values.add(new WeakReference<>(record.getValue())),
               false);
         }
       }
       map.clear();
-      for (int i = 0; i < 50; i++) {
-        System.gc();
-        Thread.sleep(20);
-      }
-      int alive = 0;
-      for (WeakReference<Object> v : values) {
-        if (v.get() != null) {
-          alive++;
-        }
-      }
       assertTrue(values.size() + " values sampled", values.size() > 100);
+      int alive = aliveAfterCollection(() -> {
+        int n = 0;
+        for (WeakReference<Object> v : values) {
+          if (v.get() != null) {
+            n++;
+          }
+        }
+        return n;
+      });
       assertTrue(alive + " values of cleared entries still reachable", alive == 0);
     } finally {
       member.shutdown();

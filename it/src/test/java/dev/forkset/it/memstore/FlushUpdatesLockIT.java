@@ -151,7 +151,22 @@ public class FlushUpdatesLockIT {
         assertEquals(holds + 2, count(metrics, HOLD));
         assertTrue(table.exists(new Get(Bytes.toBytes("after"))));
 
-        Map<String, Object> server = hbase.regionServerMetrics("Server");
+        // JMX shows a snapshot the metrics system takes every period, and the time range counts
+        // of a snapshot cover only the flushes since the one before: keep flushing (each empty
+        // flush adds a sample) until a snapshot with them is exported, whenever that comes.
+        // Both RegionServers run in this JVM, each with its own bean (Server, Server-1, ...).
+        Map<String, Object> server = null;
+        Map<String, Object> perTable = null;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+        while (!(withRanges(server) && perTable != null
+            && perTable.containsKey("FlushUpdatesLockHoldTime_num_ops"))
+            && System.nanoTime() < deadline) {
+          hosted.flush(true);
+          Thread.sleep(500);
+          server = hbase.regionServerMetrics("Server*");
+          perTable = hbase.regionServerMetrics(
+              "TableRequests_Namespace_default_table_" + name.getQualifierAsString());
+        }
         for (String histogram : new String[] {"FlushTime", "FlushUpdatesLockWaitTime",
             "FlushUpdatesLockHoldTime"}) {
           assertTrue(histogram + " not exported: " + server.keySet(),
@@ -160,8 +175,6 @@ public class FlushUpdatesLockIT {
         }
         assertTrue("no time range counts: " + server.keySet(), server.keySet().stream()
             .anyMatch(k -> k.startsWith("FlushUpdatesLockHoldTime_TimeRangeCount_")));
-        Map<String, Object> perTable = hbase.regionServerMetrics(
-            "TableRequests_Namespace_default_table_" + name.getQualifierAsString());
         assertTrue("not per table: " + perTable.keySet(),
             perTable.containsKey("FlushUpdatesLockHoldTime_num_ops")
                 && perTable.containsKey("FlushUpdatesLockWaitTime_num_ops"));
@@ -206,6 +219,12 @@ public class FlushUpdatesLockIT {
     assertEquals("the master saw the RegionServer", online,
         hbase.cluster().getMaster().getServerManager().getOnlineServersList().size());
     assertEquals(2, liveServers(hbase).size());
+  }
+
+  /** True once JMX shows a snapshot with time range counts of the hold histogram. */
+  private static boolean withRanges(Map<String, Object> server) {
+    return server != null && server.keySet().stream()
+        .anyMatch(k -> k.startsWith("FlushUpdatesLockHoldTime_TimeRangeCount_"));
   }
 
   private static long count(MetricsRegionServer metrics, String histogram) {

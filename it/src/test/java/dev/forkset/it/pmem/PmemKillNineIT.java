@@ -45,10 +45,9 @@ import org.junit.Test;
  * RegionServerProcess}) and its own table, moved to that process. Per engine: load, a first scan
  * that fills L2, the cache left to settle, a warm scan (L2 hit ratio; repeated, up to {@value
  * #MAX_WARM_SCANS} times, until one is served from L2 entirely, as a read does not wait for a full
- * writer queue and may leave a block uncached), then
- * {@value #CHECKPOINT_WAITS} checkpoint intervals ({@code
- * hbase.bucketcache.persist.intervalinmillis} = {@value #CHECKPOINT_MS} ms) so every block was
- * cached at least one interval before the kill, SIGKILL, a new process on the same paths, the
+ * writer queue and may leave a block uncached), then a wait until the persisted map ({@code
+ * hbase.bucketcache.persist.intervalinmillis} = {@value #CHECKPOINT_MS} ms) names every block
+ * cached, SIGKILL, a new process on the same paths, the
  * table moved back to it, and one scan of every row: first-pass L2 hit ratio (deltas of
  * l2CacheHitCount / l2CacheMissCount) and rows correct / missing / wrong. A block the cache does
  * not serve is read from HDFS, so no engine may return a wrong or missing row.
@@ -67,8 +66,6 @@ public class PmemKillNineIT {
   private static final String CACHE_MB = "64";
   /** BucketCache persister interval of every engine (upstream's default). */
   static final long CHECKPOINT_MS = 1000;
-  /** Checkpoint intervals waited between the settled cache and the kill. */
-  static final int CHECKPOINT_WAITS = 2;
   /** Scans after the fill scan to get one served from L2 entirely (usually one). */
   static final int MAX_WARM_SCANS = 4;
   /** The module's target: share of the blocks cached before the kill that are served again. */
@@ -253,9 +250,22 @@ public class PmemKillNineIT {
       r.blocksBeforeKill = after.get(r).get("l2CacheCount");
     }
     phase("warm");
-    // Every block has now been in the cache for more than CHECKPOINT_WAITS persister intervals
-    // when the kill comes (settled() waited a little more than one metrics period already).
-    Thread.sleep(CHECKPOINT_WAITS * CHECKPOINT_MS);
+    // The kill comes once the last checkpoint names every block cached (the block count includes
+    // blocks still queued for the writers: they must be written and checkpointed too). Stock
+    // pmem: persists nothing.
+    for (Run r : RUNS.values()) {
+      if (r.engine != Engine.STOCK_PMEM) {
+        Path file = r.rs.dir().resolve("cache/bucket.persistence");
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (PersistedMaps.blocks(file) < r.blocksBeforeKill) {
+          assertTrue(r.engine.label + ": no checkpoint names the " + r.blocksBeforeKill
+              + " blocks cached within 120 s (" + describe(file) + ", names "
+              + PersistedMaps.blocks(file) + ")", System.currentTimeMillis() < deadline);
+          Thread.sleep(100);
+        }
+      }
+    }
+    phase("checkpointed");
 
     for (Run r : RUNS.values()) {
       r.persistenceAtKill = describe(r.rs.dir().resolve("cache/bucket.persistence"));

@@ -64,6 +64,9 @@ public class PmemShutdownUnmapTest {
 
   @Test
   public void shutdown_unmapsAtOnceWhenNoReaderHoldsABlock() throws Exception {
+    // A wait far longer than the shutdown's own work (final persist, fsyncs, writer joins) may
+    // take on a loaded machine: a shutdown that waited shows as at least half of it.
+    conf.setLong("hbase.bucketcache.shutdown.release.wait.ms", 60_000);
     BucketCache cache = open();
     TestBlocks blocks = TestBlocks.make(21, 100, BLOCK);
     blocks.cacheAll(cache);
@@ -71,7 +74,7 @@ public class PmemShutdownUnmapTest {
     assertTrue("not mapped", mappings() > 0);
     long took = timedShutdown(cache);
     assertEquals("mappings left after a shutdown with no block held", 0, mappings());
-    assertTrue("shutdown waited " + took + " ms with no block held", took < WAIT_MS);
+    assertTrue("shutdown waited " + took + " ms with no block held", took < 30_000);
     assertEquals(0, ProcSelf.descriptors(p0) + ProcSelf.descriptors(p1));
     // The unmapped cache starts warm again.
     BucketCache again = open();
@@ -94,7 +97,7 @@ public class PmemShutdownUnmapTest {
       long took = timedShutdown(cache);
       assertTrue("shutdown returned after " + took + " ms, before the " + WAIT_MS
         + " ms wait for the held block", took >= WAIT_MS);
-      assertTrue("shutdown took " + took + " ms for a wait of " + WAIT_MS, took < WAIT_MS + 3000);
+      assertTrue("shutdown took " + took + " ms for a wait of " + WAIT_MS, took < WAIT_MS + 20_000);
       assertTrue("a held block's mapping was unmapped", mappings() > 0);
       assertTrue("block 5 changed after shutdown", blocks.sameAs(held, 5));
     } finally {
