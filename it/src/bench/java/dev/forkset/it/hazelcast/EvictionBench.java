@@ -240,9 +240,12 @@ public class EvictionBench {
         .append(new ResultTable("", "stock", "custom")
             .row("accuracy (evicted / (last evicted index + 1))",
                 percent(lruStock.accuracy * 100), percent(lruCustom.accuracy * 100))
-            .row("accuracy without ties (evicted keys put over 1 s after the oldest kept)",
-                percent(lruStock.accuracyWithoutTies * 100),
-                percent(lruCustom.accuracyWithoutTies * 100))
+            .row("evicted keys that no kept key precedes by over 1 s",
+                percent(lruStock.inOrder * 100), percent(lruCustom.inOrder * 100))
+            .row("evicted keys that under a quarter of the kept keys precede by over 1 s",
+                percent(lruStock.withinQuarter * 100), percent(lruCustom.withinQuarter * 100))
+            .row("most kept keys preceding one evicted key (share of the kept keys)",
+                percent(lruStock.worst * 100), percent(lruCustom.worst * 100))
             .row("puts/s before eviction", ResultTable.num(lruStock.beforeEviction, 0),
                 ResultTable.num(lruCustom.beforeEviction, 0))
             .row("puts/s under eviction", ResultTable.num(lruStock.underEviction, 0),
