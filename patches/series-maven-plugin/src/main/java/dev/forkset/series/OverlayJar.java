@@ -13,6 +13,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -53,6 +54,17 @@ final class OverlayJar {
     final List<String> replaced = new ArrayList<>();
     /** Recompiled entries written, sorted. */
     final List<String> added = new ArrayList<>();
+
+    /**
+     * Every entry whose presence or bytes come from the series: the replaced upstream entries in
+     * upstream order, then the recompiled ones upstream does not have (new units, new nested
+     * classes). Two custom jars whose entries of this list are equal carry the same series code.
+     */
+    List<String> fromSeries() {
+      Set<String> out = new LinkedHashSet<>(replaced);
+      out.addAll(added);
+      return new ArrayList<>(out);
+    }
   }
 
   private OverlayJar() {}

@@ -34,7 +34,8 @@ import org.apache.maven.project.MavenProjectHelper;
  *
  * <p>The jar becomes the module's artifact; beside it go {@code <jar>.cdx.json}, the CycloneDX
  * SBOM ({@link Sbom}, also attached with classifier {@code cyclonedx}), and
- * {@code <jar>.replaced-classes.txt}. All three, plus {@code <jar>.sha256}, are copied to the
+ * {@code <jar>.replaced-classes.txt} (the upstream entries the series replaced, then the entries
+ * it added). All three, plus {@code <jar>.sha256}, are copied to the
  * line's distribution folder, from which older versions of the same jar are removed.
  */
 @Mojo(name = "overlay", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
@@ -118,7 +119,7 @@ public class OverlayMojo extends AbstractSeriesMojo {
 
       Path base = outputJar.toPath();
       Path replacedList = companion(base, ".replaced-classes.txt");
-      Files.write(replacedList, result.replaced, StandardCharsets.UTF_8);
+      Files.write(replacedList, result.fromSeries(), StandardCharsets.UTF_8);
       Path sbom = companion(base, ".cdx.json");
       Files.write(sbom, Sbom.json(sbomInput(upstreamJar.toPath(), state, digest, result,
           timestamp)).getBytes(StandardCharsets.UTF_8));

@@ -62,7 +62,8 @@ public class UpstreamTestsMojo extends AbstractMojo {
 
   /**
    * The flavour's {@code <jar>.replaced-classes.txt} (written by series:overlay): the upstream
-   * entries the series replaced, including those it dropped.
+   * entries the series replaced, including those it dropped, and the entries it added (new units
+   * and nested classes), so every class whose bytes come from the series is compared.
    */
   @Parameter
   private File replacedClasses;

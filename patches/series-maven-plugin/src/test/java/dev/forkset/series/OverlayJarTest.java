@@ -82,6 +82,10 @@ public class OverlayJarTest {
     assertEquals(List.of("META-INF/versions/11/p/A.class", "p/A$1.class", "p/A$Inner.class",
         "p/A.class"), sorted(r.replaced));
     assertEquals(List.of("p/A.class", "p/Hook.class"), r.added);
+    assertEquals("the added unit is listed after the replaced entries",
+        "p/Hook.class", r.fromSeries().get(r.fromSeries().size() - 1));
+    assertEquals(new TreeSet<>(List.of("META-INF/versions/11/p/A.class", "p/A$1.class",
+        "p/A$Inner.class", "p/A.class", "p/Hook.class")), new TreeSet<>(r.fromSeries()));
     try (JarFile jar = new JarFile(out.toFile())) {
       assertNull("stale nested class of a replaced unit", jar.getEntry("p/A$Inner.class"));
       assertNull("stale anonymous class", jar.getEntry("p/A$1.class"));
