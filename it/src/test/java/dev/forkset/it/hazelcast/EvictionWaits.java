@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  * ({@link #awaitKeysAccountedFor}), a member's JVM having exited ({@link #awaitExit}).
  *
  * <p>The states these ITs read are reached in milliseconds on an idle machine; {@link #TIMEOUT}
- * is the bound for "never", generous because the ITs run two at a time on a loaded 2-core
+ * is the bound for "never", generous because the ITs run three at a time on a loaded 2-core
  * machine.
  */
 final class EvictionWaits {
