@@ -58,11 +58,23 @@ public class FlushLockHoldStockVsCustomIT {
     }
 
     long smallHold() {
-      return Collections.min(small);
+      return median(small);
     }
 
     long largeHold() {
-      return Collections.min(large);
+      return median(large);
+    }
+
+    /**
+     * The median, not the lowest: the stock walk's cost per cell varies 70-fold with where the
+     * skip list's nodes lie in the heap (a 5x10^5-cell flush held the lock 3 ms once, 220 ms in
+     * the same run), so the lowest large flush can be the one whose nodes lay in order.
+     */
+    private static long median(List<Long> holds) {
+      List<Long> sorted = new ArrayList<>(holds);
+      Collections.sort(sorted);
+      int n = sorted.size();
+      return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     double ratio() {
@@ -72,7 +84,7 @@ public class FlushLockHoldStockVsCustomIT {
     @Override
     public String toString() {
       return String.format(Locale.ROOT, "%s (java %s, %s, patches %s): hold at 10^4 cells %s us"
-          + " (min %d), at 5x10^5 cells %s us (min %d), ratio %.2f", jar,
+          + " (median %d), at 5x10^5 cells %s us (median %d), ratio %.2f", jar,
           info.get("java.version"), memstore, info.get("patches"), micros(small),
           smallHold() / 1000, micros(large), largeHold() / 1000, ratio());
     }
@@ -119,9 +131,8 @@ public class FlushLockHoldStockVsCustomIT {
       run.memstore = cluster.createTable("cells_1e4", "default").get("memstore");
       cluster.createTable("cells_5e5", "default");
       // Small and large flushes alternate, so whatever else runs on the machine slows both
-      // sizes alike: the lowest hold of each size then compares the flushes themselves. (The
-      // small ones all before the large ones once measured a stock ratio of 2.2, the small
-      // flushes' holds tripled by a busy machine.)
+      // sizes alike and the medians compare the flushes themselves. (The small ones all before
+      // the large ones once measured holds tripled by a busy machine on the small side only.)
       for (int i = 0; i < Math.max(SMALL_FLUSHES, LARGE_FLUSHES); i++) {
         if (i < SMALL_FLUSHES) {
           run.small.add(loadAndFlush(cluster, "cells_1e4", SMALL, row, (i + 1L) * SMALL));
@@ -194,16 +205,16 @@ public class FlushLockHoldStockVsCustomIT {
 
   @Test
   public void stockFlushHoldsTheUpdateLockLongerWithMoreCells() {
-    // Measured at 10^6 cells: 24x to 117x (1.3-1.5 ms at 10^4 cells, 31-170 ms at 10^6: the
-    // walk's speed depends on where the skip list's nodes lie in the heap); half the cells walk
-    // half as long. The bound only has to be clearly above what the custom jar must stay under
-    // (3x), to show the probe sees the walk.
+    // Medians measured at 5x10^5 cells on 2026-11-26, beside other cluster tests: 16x to 70x
+    // (1.3-7.2 ms at 10^4 cells, 92-114 ms at 5x10^5; single flushes 3 to 228 ms: the walk's
+    // speed depends on where the skip list's nodes lie in the heap). The bound only has to be
+    // clearly above what the custom jar must stay under (3x), to show the probe sees the walk.
     assertTrue(stock.toString(), stock.ratio() >= 4);
   }
 
   @Test
   public void customFlushHoldIsFlatFrom10kTo500kCells() {
-    // Measured here: 0.8x to 1.1x (0.3-0.4 ms at both sizes).
+    // Measured here: 0.8x to 1.1x (0.3-0.4 ms at both sizes, also beside other tests).
     assertTrue(custom.toString(), custom.ratio() <= 3);
   }
 }
