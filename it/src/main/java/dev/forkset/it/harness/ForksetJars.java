@@ -1,6 +1,5 @@
 package dev.forkset.it.harness;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -53,17 +52,5 @@ public final class ForksetJars {
     } catch (IOException e) {
       throw new IllegalStateException("Cannot read the manifest of " + jar, e);
     }
-  }
-
-  /** Directories and jars for a child JVM's class path. */
-  public static String classPath(Path... entries) {
-    StringBuilder sb = new StringBuilder();
-    for (Path p : entries) {
-      if (sb.length() > 0) {
-        sb.append(File.pathSeparatorChar);
-      }
-      sb.append(p.toAbsolutePath());
-    }
-    return sb.toString();
   }
 }
