@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.Method;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,9 +40,10 @@ import java.util.regex.Pattern;
  *       message shows is the file the developer opens.
  *   <li>A wait fails, with the exit status and the log's tail, as soon as the child is dead: a
  *       child that died is never waited for until the timeout.
- *   <li>{@link #terminate} sends SIGTERM through the process handle (JDK 9+) or {@code kill}
- *       (JDK 8), not {@code Process.destroy}, which closes stdin too and so would halt the child
- *       before its shutdown hooks finish (a Hazelcast graceful shutdown, an HBase cache persist).
+ *   <li>{@link #terminate} sends SIGTERM with {@code kill}, not {@code Process.destroy}, which
+ *       closes stdin too and so would halt the child before its shutdown hooks finish (a
+ *       Hazelcast graceful shutdown, an HBase cache persist). Under a wrapper (strace), both
+ *       signals reach the JVM itself, found below the wrapper in {@code /proc}.
  * </ol>
  */
 public final class ChildJvm implements AutoCloseable {
@@ -67,11 +67,13 @@ public final class ChildJvm implements AutoCloseable {
   private final Process process;
   private final OutputStream stdin; // kept open: closing it (or this JVM's death) halts the child
   private final Path log;
-  private final long pid;
+  private final long pid; // the process started: the wrapper's, under a wrapper
+  private final boolean wrapped;
   private long cursor; // byte offset in the log up to which await has read whole lines
 
-  private ChildJvm(String name, Process process, Path log, long headerLength) {
+  private ChildJvm(String name, Process process, Path log, long headerLength, boolean wrapped) {
     this.name = name;
+    this.wrapped = wrapped;
     this.process = process;
     this.stdin = process.getOutputStream();
     this.log = log;
@@ -262,7 +264,7 @@ public final class ChildJvm implements AutoCloseable {
       }
       Process p = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(file.toFile())).start();
-      ChildJvm child = new ChildJvm(name, p, file, start + header.length);
+      ChildJvm child = new ChildJvm(name, p, file, start + header.length, !wrapper.isEmpty());
       LIVE.add(child);
       return child;
     }
@@ -400,8 +402,15 @@ public final class ChildJvm implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** SIGKILL, as kill -9 sends it; waits until the process is gone and returns its status. */
+  /**
+   * SIGKILL, as kill -9 sends it; waits until the process is gone and returns its status. Under a
+   * {@linkplain Builder#wrapper wrapper}, the JVM below it is killed first, so the JVM, not only
+   * the wrapper, is gone when this returns.
+   */
   public int kill9() throws InterruptedException {
+    if (wrapped) {
+      signal("KILL", descendants());
+    }
     process.destroyForcibly();
     int status = waitFor(60, TimeUnit.SECONDS);
     closeStdin();
@@ -411,30 +420,64 @@ public final class ChildJvm implements AutoCloseable {
   /**
    * SIGTERM, as an operator's stop script sends it: the child's shutdown hooks run (stdin stays
    * open, so the watchdog does not cut them short). Waits for the exit and returns the status.
+   * Under a {@linkplain Builder#wrapper wrapper} the signal goes to the JVM below it (a shell
+   * would defer it, strace would pass it on or not), and the wrapper ends with the JVM.
    */
   public int terminate(long timeout, TimeUnit unit) throws InterruptedException {
-    signalTerm();
+    signal("TERM", wrapped ? descendants() : Collections.singletonList(pid));
     int status = waitFor(timeout, unit);
     closeStdin();
     return status;
   }
 
-  private void signalTerm() {
-    try {
-      Method toHandle = Process.class.getMethod("toHandle");
-      Object handle = toHandle.invoke(process);
-      Class.forName("java.lang.ProcessHandle").getMethod("destroy").invoke(handle);
+  /** Sends {@code kill -<sig>} to the processes (the JDK 8 test JVMs have no ProcessHandle). */
+  private void signal(String sig, List<Long> pids) throws InterruptedException {
+    if (pids.isEmpty()) {
       return;
-    } catch (NoSuchMethodException | ClassNotFoundException e) {
-      // JDK 8: no ProcessHandle
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("Cannot signal " + name, e);
+    }
+    List<String> cmd = new ArrayList<>(Arrays.asList("kill", "-" + sig));
+    for (long p : pids) {
+      cmd.add(Long.toString(p));
     }
     try {
-      Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(pid)).start();
+      Process kill = new ProcessBuilder(cmd).redirectErrorStream(true).start();
       kill.waitFor(10, TimeUnit.SECONDS);
-    } catch (IOException | InterruptedException e) {
-      throw new IllegalStateException("Cannot send SIGTERM to " + name + " (pid " + pid + ")", e);
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot send SIG" + sig + " to " + name + " " + pids, e);
+    }
+  }
+
+  /**
+   * Every process below this one (Linux: {@code /proc/<pid>/task/<tid>/children}), the deepest
+   * first: under a wrapper, the JVM and anything it started.
+   */
+  private List<Long> descendants() {
+    List<Long> out = new ArrayList<>();
+    addDescendants(pid, out);
+    return out;
+  }
+
+  private static void addDescendants(long parent, List<Long> out) {
+    File[] tasks = new File("/proc/" + parent + "/task").listFiles();
+    if (tasks == null) {
+      return;
+    }
+    for (File task : tasks) {
+      String children;
+      try {
+        children = new String(Files.readAllBytes(new File(task, "children").toPath()),
+            StandardCharsets.UTF_8).trim();
+      } catch (IOException e) {
+        continue; // the task ended
+      }
+      if (children.isEmpty()) {
+        continue;
+      }
+      for (String c : children.split("\\s+")) {
+        long child = Long.parseLong(c);
+        addDescendants(child, out);
+        out.add(child);
+      }
     }
   }
 

@@ -2,6 +2,7 @@ package dev.forkset.childjvm;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -18,10 +19,34 @@ public class ChildJvmTest {
   @Rule public final TemporaryFolder tmp = new TemporaryFolder();
 
   private ChildJvm echo(String... args) throws Exception {
-    ChildJvm child = ChildJvm.builder("echo", Echo.class.getName()).classPathOfThisJvm()
-        .heap("64m").dir(tmp.getRoot().toPath()).args(args).start();
+    return started(echoJvm(args));
+  }
+
+  private ChildJvm.Builder echoJvm(String... args) {
+    return ChildJvm.builder("echo", Echo.class.getName()).classPathOfThisJvm().heap("64m")
+        .dir(tmp.getRoot().toPath()).args(args);
+  }
+
+  private static ChildJvm started(ChildJvm.Builder jvm) throws Exception {
+    ChildJvm child = jvm.start();
     child.awaitLineStartingWith("ready", 60, TimeUnit.SECONDS);
     return child;
+  }
+
+  /**
+   * Echo under a shell that forks it and waits (the command after it keeps the shell from
+   * exec'ing the JVM): a wrapper with a process of its own, as strace is.
+   */
+  private ChildJvm wrappedEcho() throws Exception {
+    return started(echoJvm().wrapper("sh", "-c", "\"$@\"; exit $?", "sh"));
+  }
+
+  /** The JVM's own pid, from the line ChildMain prints before the main class runs. */
+  private static long jvmPid(ChildJvm child) throws Exception {
+    Matcher m = Pattern.compile(Pattern.quote(ChildMain.STARTED_PREFIX) + "(\\d+) ")
+        .matcher(child.logText());
+    assertTrue(child.logText(), m.find());
+    return Long.parseLong(m.group(1));
   }
 
   @Test
@@ -81,20 +106,52 @@ public class ChildJvmTest {
   }
 
   @Test
+  public void kill9_underAWrapper_killsTheJvmBeforeItReturns() throws Exception {
+    try (ChildJvm child = wrappedEcho()) {
+      long jvm = jvmPid(child);
+      assertNotEquals("the JVM runs in a process of its own", child.pid(), jvm);
+      child.send("hook");
+      child.awaitLineStartingWith("hooked", 30, TimeUnit.SECONDS);
+      assertEquals(ChildJvm.EXIT_SIGKILL, child.kill9());
+      assertFalse("the JVM " + jvm + " outlived kill9", alive(jvm));
+      assertFalse(child.logText(), child.logText().contains("hook ran"));
+    }
+  }
+
+  @Test
+  public void terminate_underAWrapper_runsTheJvmsShutdownHooks() throws Exception {
+    try (ChildJvm child = wrappedEcho()) {
+      long jvm = jvmPid(child);
+      child.send("hook");
+      child.awaitLineStartingWith("hooked", 30, TimeUnit.SECONDS);
+      assertEquals(ChildJvm.EXIT_SIGTERM, child.terminate(60, TimeUnit.SECONDS));
+      assertFalse("the JVM " + jvm + " outlived terminate", alive(jvm));
+      assertTrue(child.logText(), child.logText().contains("hook ran"));
+    }
+  }
+
+  @Test
   public void grandchild_haltsWhenItsParentIsKilled9() throws Exception {
-    long grandchild;
-    try (ChildJvm child = echo(tmp.getRoot().getPath())) {
-      child.send("spawn");
-      Matcher m = child.await(Pattern.compile("^grandchild (\\d+)$"), 120, TimeUnit.SECONDS);
-      grandchild = Long.parseLong(m.group(1));
-      assertTrue(alive(grandchild));
-      child.kill9();
+    long grandchild = -1;
+    try {
+      try (ChildJvm child = echo(tmp.getRoot().getPath())) {
+        child.send("spawn");
+        Matcher m = child.await(Pattern.compile("^grandchild (\\d+)$"), 120, TimeUnit.SECONDS);
+        grandchild = Long.parseLong(m.group(1));
+        assertTrue(alive(grandchild));
+        child.kill9();
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (alive(grandchild) && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertFalse("the grandchild " + grandchild + " outlived its parent", alive(grandchild));
+    } finally {
+      // Nothing else would reap it if the watchdog failed: it is not this JVM's child.
+      if (grandchild > 0 && alive(grandchild)) {
+        new ProcessBuilder("kill", "-KILL", Long.toString(grandchild)).start().waitFor();
+      }
     }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (alive(grandchild) && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-    assertFalse("the grandchild " + grandchild + " outlived its parent", alive(grandchild));
     String log = new String(java.nio.file.Files.readAllBytes(
         tmp.getRoot().toPath().resolve("grandchild.log")), "UTF-8");
     assertTrue(log, log.contains("the parent JVM is gone"));
