@@ -12,7 +12,6 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,17 +48,13 @@ import org.apache.hadoop.hbase.client.Admin;
  *       (regions closed, caches persisted), as {@code hbase-daemon.sh stop regionserver} does.
  *   <li>The process is a {@link ChildJvm}: reaped by {@link #close}, and by the child-jvm
  *       safeguards whatever ends the test JVM. A start that fails reaps its process.
- *   <li>Metrics are read over JMX through the attach API (no port). The RegionServer's metrics
- *       system runs with a 1 s period ({@code hadoop-metrics2-hbase.properties}), which bounds
- *       how stale a JMX value may be; {@link #settledMetrics} waits until values stop changing
- *       for longer than that.
+ *   <li>Counters are read over JMX through the attach API (no port), from a bean that reads them
+ *       live ({@link LiveServerCounters}) rather than the metrics system's periodic snapshot.
  * </ol>
  */
 public final class RegionServerProcess implements AutoCloseable {
   /** How long a RegionServer may take to report for duty. */
   private static final long START_TIMEOUT_MS = 180_000;
-  /** Metrics period of the RegionServer JVM, in seconds (bounds JMX staleness). */
-  private static final int METRICS_PERIOD_S = 1;
   /** The RegionServer metrics bean with the block cache counters. */
   public static final String SERVER_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
 
@@ -179,7 +174,7 @@ public final class RegionServerProcess implements AutoCloseable {
     }
   }
 
-  /** The conf directory: hbase-site.xml, log4j2.properties, hadoop-metrics2-hbase.properties. */
+  /** The conf directory: hbase-site.xml, log4j2.properties. */
   public Path confDir() {
     return confDir;
   }
@@ -269,8 +264,6 @@ public final class RegionServerProcess implements AutoCloseable {
         "log4j.logger.org.apache.zookeeper=WARN",
         "log4j.logger.org.apache.hadoop.hbase.zookeeper=WARN",
         "log4j.logger.dev.forkset=INFO", ""));
-    write(confDir.resolve("hadoop-metrics2-hbase.properties"),
-        "*.period=" + METRICS_PERIOD_S + "\n");
   }
 
   private static String escape(String s) {
@@ -413,66 +406,26 @@ public final class RegionServerProcess implements AutoCloseable {
   }
 
   /**
-   * Numeric attributes of the RegionServer's {@value #SERVER_BEAN} bean, such as
-   * {@code l2CacheHitCount}. Waits (up to 60 s) until the bean has its metrics.
+   * The RegionServer's counters as they are now ({@link LiveServerCounters}), named like the
+   * attributes of its {@value #SERVER_BEAN} bean, such as {@code l2CacheHitCount}. Waits (up to
+   * 60 s) until the server has registered its metrics.
    */
-  public Map<String, Long> metrics(String... attributes) throws Exception {
+  public Map<String, Long> counters(String... attributes) throws Exception {
     long deadline = System.currentTimeMillis() + 60_000;
-    ObjectName name = new ObjectName(SERVER_BEAN);
+    ObjectName name = new ObjectName(LiveServerCounters.NAME);
     while (true) {
       assertAlive();
-      try {
+      long[] values = (long[]) jmx().invoke(name, "read", new Object[] {attributes},
+          new String[] {String[].class.getName()});
+      if (values != null) {
         Map<String, Long> out = new LinkedHashMap<>();
-        for (String a : attributes) {
-          out.put(a, ((Number) jmx().getAttribute(name, a)).longValue());
+        for (int i = 0; i < attributes.length; i++) {
+          out.put(attributes[i], values[i]);
         }
         return out;
-      } catch (javax.management.InstanceNotFoundException
-          | javax.management.AttributeNotFoundException e) {
-        if (System.currentTimeMillis() > deadline) {
-          throw new AssertionError(spec.name + ": no " + Arrays.toString(attributes) + " in "
-              + SERVER_BEAN + " after 60 s", e);
-        }
-        Thread.sleep(250);
       }
-    }
-  }
-
-  /**
-   * The attributes once they have stopped changing: equal over a window longer than the JMX
-   * staleness bound (the 1 s metrics period), so they are the server's current values and, for
-   * counters, nothing is still in flight. Fails after {@code timeout}.
-   */
-  public Map<String, Long> settledMetrics(Duration timeout, String... attributes)
-      throws Exception {
-    return settledMetrics(Collections.singletonList(this), timeout, attributes).get(this);
-  }
-
-  /** {@link #settledMetrics(Duration, String...)} of several servers, polled together. */
-  public static Map<RegionServerProcess, Map<String, Long>> settledMetrics(
-      List<RegionServerProcess> servers, Duration timeout, String... attributes)
-      throws Exception {
-    long window = METRICS_PERIOD_S * 1000L + 1_000;
-    long deadline = System.currentTimeMillis() + timeout.toMillis();
-    Map<RegionServerProcess, Map<String, Long>> last = new LinkedHashMap<>();
-    Map<RegionServerProcess, Long> since = new LinkedHashMap<>();
-    while (true) {
-      boolean all = true;
-      long now = System.currentTimeMillis();
-      for (RegionServerProcess rs : servers) {
-        Map<String, Long> m = rs.metrics(attributes);
-        if (!m.equals(last.get(rs))) {
-          last.put(rs, m);
-          since.put(rs, now);
-        }
-        all &= now - since.get(rs) >= window;
-      }
-      if (all) {
-        return last;
-      }
-      if (now > deadline) {
-        throw new AssertionError(Arrays.toString(attributes) + " still changing after "
-            + timeout + ", last " + last);
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError(spec.name + ": no server metrics registered after 60 s");
       }
       Thread.sleep(250);
     }
@@ -568,6 +521,7 @@ public final class RegionServerProcess implements AutoCloseable {
           + " java=" + System.getProperty("java.version") + " pid="
           + ProcessHandle.current().pid());
       System.out.flush();
+      LiveServerCounters.register();
       org.apache.hadoop.hbase.regionserver.HRegionServer.main(args);
     }
   }

@@ -8,7 +8,6 @@ import dev.forkset.it.harness.MiniHBase;
 import dev.forkset.it.harness.RegionServerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -43,7 +42,7 @@ import org.junit.Test;
  * <p>The minicluster (HDFS, ZooKeeper, master, one in-JVM RegionServer that keeps hbase:meta)
  * runs in the test JVM. Each engine gets its own RegionServer process ({@link
  * RegionServerProcess}) and its own table, moved to that process. Per engine: load, a first scan
- * that fills L2, the cache left to settle, a warm scan (L2 hit ratio; repeated, up to {@value
+ * that fills L2, a warm scan (L2 hit ratio; repeated, up to {@value
  * #MAX_WARM_SCANS} times, until one is served from L2 entirely, as a read does not wait for a full
  * writer queue and may leave a block uncached), then a wait until the persisted map ({@code
  * hbase.bucketcache.persist.intervalinmillis} = {@value #CHECKPOINT_MS} ms) names every block
@@ -216,15 +215,16 @@ public class PmemKillNineIT {
     }
     phase("tables moved to them");
 
-    // Warm: the first scan fills L2 (the writers drain it into the engine while the counters
-    // settle). A read does not wait for a full writer queue, so a block can be dropped instead
-    // of cached (a slow sync of a disk-backed file); scans repeat until one is served from L2
-    // entirely: that scan is the warm pass.
-    Map<Run, Map<String, Long>> before = settled();
+    // Warm: the first scan fills L2 (a block counts as cached, and is served, from the moment it
+    // is queued for the writers). A read does not wait for a full writer queue, so a block can
+    // be dropped instead of cached (a slow sync of a disk-backed file); scans repeat until one is
+    // served from L2 entirely: that scan is the warm pass. The counters are read live
+    // (RegionServerProcess#counters), so each pass's hits and misses are its own.
+    Map<Run, Map<String, Long>> before = counters();
     for (Run r : RUNS.values()) {
       r.fill = scan(r);
     }
-    Map<Run, Map<String, Long>> after = settled();
+    Map<Run, Map<String, Long>> after = counters();
     for (Run r : RUNS.values()) {
       r.fill.count(before.get(r), after.get(r));
     }
@@ -241,7 +241,7 @@ public class PmemKillNineIT {
       if (cold.isEmpty()) {
         break;
       }
-      after = settled();
+      after = counters();
       for (Run r : cold) {
         r.warm.count(before.get(r), after.get(r));
       }
@@ -288,12 +288,12 @@ public class PmemKillNineIT {
       moveTo(r.engine.table(), r.after);
     }
     phase("tables moved back");
-    Map<Run, Map<String, Long>> s3 = settled();
+    Map<Run, Map<String, Long>> s3 = counters();
     for (Run r : RUNS.values()) {
       r.blocksAtStart = s3.get(r).get("l2CacheCount");
       r.afterKill = scan(r);
     }
-    Map<Run, Map<String, Long>> s4 = settled();
+    Map<Run, Map<String, Long>> s4 = counters();
     for (Run r : RUNS.values()) {
       r.afterKill.count(s3.get(r), s4.get(r));
     }
@@ -311,17 +311,11 @@ public class PmemKillNineIT {
     phaseStart = now;
   }
 
-  /** The L2 counters of every engine's RegionServer once all of them have stopped changing. */
-  private static Map<Run, Map<String, Long>> settled() throws Exception {
-    List<RegionServerProcess> servers = new ArrayList<>();
-    for (Run r : RUNS.values()) {
-      servers.add(r.rs);
-    }
-    Map<RegionServerProcess, Map<String, Long>> m =
-        RegionServerProcess.settledMetrics(servers, Duration.ofSeconds(60), L2);
+  /** The L2 counters of every engine's RegionServer as they are now. */
+  private static Map<Run, Map<String, Long>> counters() throws Exception {
     Map<Run, Map<String, Long>> out = new LinkedHashMap<>();
     for (Run r : RUNS.values()) {
-      out.put(r, m.get(r.rs));
+      out.put(r, r.rs.counters(L2));
     }
     return out;
   }
