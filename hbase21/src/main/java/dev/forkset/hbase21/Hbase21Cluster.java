@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /**
  * An HBase 2.1.2 minicluster (HDFS with one DataNode, ZooKeeper, a master and one RegionServer)
@@ -26,11 +25,10 @@ import java.util.regex.Pattern;
 public final class Hbase21Cluster implements AutoCloseable {
   private static final String CLUSTER_MAIN = "dev.forkset.hbase21.jvm.ClusterMain";
   private static final String PE_MAIN = "org.apache.hadoop.hbase.PerformanceEvaluationMain";
-  /** An answer of ClusterMain or PerformanceEvaluationMain. */
-  private static final Pattern REPLY = Pattern.compile("^@@ (.*)$");
 
   private final Builder spec;
   private final ChildJvm process;
+  private final CommandChannel commands;
   private final Path log;
   private Map<String, String> info;
 
@@ -105,9 +103,10 @@ public final class Hbase21Cluster implements AutoCloseable {
     String name = "cluster-" + spec.jar.name().toLowerCase(java.util.Locale.ROOT);
     this.log = spec.workDir.resolve(name + ".log");
     this.process = jvm(name, spec.jar, spec.heap).args(siteFile.toString()).start();
+    this.commands = new CommandChannel(process, log);
     boolean ok = false;
     try {
-      this.info = reply(process, spec.startTimeoutMs, "start");
+      this.info = commands.answer(0, spec.startTimeoutMs, "start");
       ok = true;
     } finally {
       if (!ok) {
@@ -166,38 +165,12 @@ public final class Hbase21Cluster implements AutoCloseable {
 
   /**
    * Sends one command and returns its answer; fails with the log tail on an error answer. One
-   * command at a time: callers on several threads take turns.
+   * command at a time: callers on several threads take turns. An answer that comes after its
+   * wait timed out is never taken for a later command's ({@link CommandChannel}).
    */
-  public synchronized Map<String, String> call(long timeoutMs, String... words)
+  public Map<String, String> call(long timeoutMs, String... words)
       throws IOException, InterruptedException {
-    String line = String.join(" ", words);
-    process.send(line);
-    return reply(process, timeoutMs, line);
-  }
-
-  /** The next answer of {@code jvm}; an error answer or a dead JVM fails with both logs. */
-  private Map<String, String> reply(ChildJvm jvm, long timeoutMs, String what)
-      throws IOException, InterruptedException {
-    String r;
-    try {
-      r = jvm.await(REPLY, timeoutMs, TimeUnit.MILLISECONDS).group(1);
-    } catch (AssertionError e) {
-      throw new IOException("HBase 2.1.2 " + jvm.name() + ", '" + what + "': " + e.getMessage()
-          + "\n" + ChildJvm.tail(spec.workDir.resolve(jvm.name() + ".log"), 40), e);
-    }
-    if (!r.startsWith("ok")) {
-      throw new IOException("HBase 2.1.2 " + jvm.name() + ", '" + what + "': " + r + "\n"
-          + jvm.logTail(30) + "\n" + ChildJvm.tail(spec.workDir.resolve(jvm.name() + ".log"), 40));
-    }
-    Map<String, String> m = new LinkedHashMap<>();
-    String body = r.substring(2).trim();
-    if (!body.isEmpty()) {
-      for (String kv : body.split("\t")) {
-        int eq = kv.indexOf('=');
-        m.put(kv.substring(0, eq), kv.substring(eq + 1));
-      }
-    }
-    return m;
+    return commands.call(timeoutMs, String.join(" ", words));
   }
 
   /** The last lines of a log file, headed by its path. */
@@ -310,7 +283,8 @@ public final class Hbase21Cluster implements AutoCloseable {
     args.add(samples.toString());
     args.addAll(peArgs);
     try (ChildJvm pe = jvm(name, ServerJar.STOCK, heap).args(args).start()) {
-      Map<String, String> m = reply(pe, timeoutMs, "PerformanceEvaluation " + peArgs);
+      Map<String, String> m = new CommandChannel(pe, spec.workDir.resolve(name + ".log"))
+          .answer(0, timeoutMs, "PerformanceEvaluation " + peArgs);
       return new PeResult(m, samples, spec.workDir.resolve(name + ".log"));
     }
   }

@@ -37,7 +37,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * (one DataNode), ZooKeeper, a master and one RegionServer, all in this JVM, on whichever
  * hbase-server jar the class path holds. It takes one command per line on stdin (through
  * {@link ChildMain}, which halts this JVM when the test JVM is gone) and answers each
- * with one line on stdout, {@code @@ ok key=value<TAB>key=value...} or {@code @@ error message};
+ * with one line on stdout, {@code @@ <n> ok key=value<TAB>key=value...} or {@code @@ <n> error
+ * message}, n counting the commands read (0 answers the start: {@code Hbase21Cluster}'s
+ * CommandChannel);
  * everything else this JVM prints goes to stderr.
  *
  * <p>Commands: {@code info}; {@code create <table> <NONE|BASIC|EAGER|default> [family]} (one family,
@@ -56,6 +58,7 @@ public final class ClusterMain {
 
   private final HBaseTestingUtility util;
   private final PrintStream out;
+  private long command; // the number of the command being answered; 0 is the start
 
   private ClusterMain(HBaseTestingUtility util, PrintStream out) {
     this.util = util;
@@ -89,6 +92,7 @@ public final class ClusterMain {
       if (line == null) {
         continue;
       }
+      main.command++;
       String[] words = line.trim().split("\\s+");
       try {
         if (words[0].equals("stop")) {
@@ -325,7 +329,7 @@ public final class ClusterMain {
   }
 
   private void reply(Map<String, Object> values) {
-    StringBuilder line = new StringBuilder("@@ ok");
+    StringBuilder line = new StringBuilder("@@ " + command + " ok");
     String sep = " ";
     for (Map.Entry<String, Object> e : values.entrySet()) {
       line.append(sep).append(e.getKey()).append('=').append(clean(String.valueOf(e.getValue())));
@@ -337,7 +341,7 @@ public final class ClusterMain {
 
   private void error(Throwable e) {
     e.printStackTrace();
-    out.println("@@ error " + clean(e.toString()));
+    out.println("@@ " + command + " error " + clean(e.toString()));
     out.flush();
   }
 

@@ -27,7 +27,8 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
  *
  * <p>Arguments: the ZooKeeper client port of the cluster (quorum: localhost), the file to write
  * every latency to (big-endian longs, microseconds, sorted), then PE's own arguments. Answers on
- * stdout with one line {@code @@ ok puts=... p50=... p99=... ...} (microseconds).
+ * stdout with one line {@code @@ 0 ok puts=... p50=... p99=... ...} (microseconds; 0: the answer
+ * to its start, in the numbering of {@code Hbase21Cluster}'s CommandChannel).
  */
 public final class PerformanceEvaluationMain {
   /** PE's reservoir size (PerformanceEvaluation.TestBase.testSetup). */
@@ -42,7 +43,7 @@ public final class PerformanceEvaluationMain {
       protocol.println(run(args));
     } catch (Throwable e) {
       e.printStackTrace();
-      protocol.println("@@ error " + e.toString().replace('\n', ' ').replace('\t', ' '));
+      protocol.println("@@ 0 error " + e.toString().replace('\n', ' ').replace('\t', ' '));
       protocol.flush();
       System.exit(1);
     }
@@ -98,7 +99,7 @@ public final class PerformanceEvaluationMain {
     for (long v : all) {
       sum += v;
     }
-    return String.format(Locale.ROOT, "@@ ok puts=%d\tthreads=%d\tseconds=%.1f\tmean=%.1f"
+    return String.format(Locale.ROOT, "@@ 0 ok puts=%d\tthreads=%d\tseconds=%.1f\tmean=%.1f"
         + "\tp50=%d\tp99=%d\tp999=%d\tp9999=%d\tp99999=%d\tmax=%d", all.length,
         results.length, seconds, all.length == 0 ? 0 : sum / all.length, pct(all, 50),
         pct(all, 99), pct(all, 99.9), pct(all, 99.99), pct(all, 99.999),
