@@ -5,8 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -50,11 +53,11 @@ final class UpstreamTests {
       this.simpleName = cls.substring(dot + 1);
     }
 
-    private Entry(Entry from, String simpleName) {
+    private Entry(Entry from, String simpleName, String methods) {
       this.module = from.module;
       this.packageName = from.packageName;
       this.simpleName = simpleName;
-      this.methods = from.methods;
+      this.methods = methods;
       for (int i = 0; i < from.exclusions.size(); i++) {
         String excluded = from.exclusions.get(i);
         String excludedClass = excluded.contains("#")
@@ -83,26 +86,36 @@ final class UpstreamTests {
       return out;
     }
 
-    /**
-     * This entry narrowed to the classes the user's pattern names (a simple class name, which
-     * may hold '*', optionally fully qualified), or null when they share no class.
-     */
-    Entry narrowedTo(String userClass) {
-      String user = userClass;
-      int dot = user.lastIndexOf('.');
-      if (dot >= 0) {
-        if (!user.substring(0, dot).equals(packageName)) {
-          return null;
-        }
-        user = user.substring(dot + 1);
-      }
-      if (glob(user).matcher(simpleName).matches()) {
-        return this; // the user's pattern takes in the whole entry
-      }
-      if (!user.contains("*") && glob(simpleName).matcher(user).matches()) {
-        return new Entry(this, user);
-      }
-      return null;
+    /** The binary name of a class of this entry's package. */
+    String qualified(String simple) {
+      return packageName.isEmpty() ? simple : packageName + "." + simple;
+    }
+
+    /** The entry as written, for messages. */
+    @Override
+    public String toString() {
+      return module + " " + qualified(simpleName) + (methods.isEmpty() ? "" : "#" + methods);
+    }
+  }
+
+  /** One class pattern of the user's {@code -Dtest}, with its methods (Surefire's syntax). */
+  private static final class UserPattern {
+    final Pattern cls; // matches the binary name when qualified, else the simple name
+    final boolean qualified;
+    final List<String> methods; // empty: all
+
+    UserPattern(String pattern) {
+      int hash = pattern.indexOf('#');
+      String c = hash < 0 ? pattern : pattern.substring(0, hash);
+      c = c.replace('/', '.').replaceAll("\\.(java|class)$", "").replace("**.", "");
+      qualified = c.contains(".");
+      cls = glob(c);
+      methods = hash < 0 || pattern.substring(hash + 1).isEmpty() ? Collections.emptyList()
+          : Arrays.asList(pattern.substring(hash + 1).split("\\+"));
+    }
+
+    boolean names(Entry e, String simple) {
+      return cls.matcher(qualified ? e.qualified(simple) : simple).matches();
     }
   }
 
@@ -164,34 +177,142 @@ final class UpstreamTests {
   }
 
   /**
-   * The entries of {@code module} ("*" for all), narrowed to the user's {@code test} patterns
-   * when there are any (comma-separated, Surefire's syntax; only their class part is used).
+   * The entries of {@code module} ("*" for all). With the user's {@code test} patterns
+   * (comma-separated, Surefire's syntax), narrowed to what both name: one entry per class of
+   * {@code classes} that an entry and a user's pattern both match, with the methods both allow
+   * (the entry's exclusions kept), so {@code -Dtest=TestFoo#testBar} runs that one method.
    */
-  List<Entry> select(String module, String userTests) {
+  List<Entry> select(String module, String userTests, TestClasses classes) {
+    List<UserPattern> user = new ArrayList<>();
+    if (userTests != null) {
+      for (String u : userTests.split(",")) {
+        String t = u.trim();
+        if (!t.isEmpty() && !t.startsWith("!")) {
+          user.add(new UserPattern(t));
+        }
+      }
+    }
     List<Entry> out = new ArrayList<>();
     for (Entry e : entries) {
       if (!module.equals("*") && !module.equals(e.module)) {
         continue;
       }
-      if (userTests == null || userTests.trim().isEmpty()) {
+      if (user.isEmpty()) {
         out.add(e);
         continue;
       }
-      for (String u : userTests.split(",")) {
-        String cls = u.trim();
-        if (cls.isEmpty() || cls.startsWith("!")) {
+      for (String simple : classes.simpleNames(e.packageName, e.simpleName)) {
+        boolean named = false;
+        Set<String> userMethods = new LinkedHashSet<>(); // empty once a pattern takes all
+        boolean allMethods = false;
+        for (UserPattern u : user) {
+          if (u.names(e, simple)) {
+            named = true;
+            allMethods |= u.methods.isEmpty();
+            userMethods.addAll(u.methods);
+          }
+        }
+        if (!named) {
           continue;
         }
-        cls = cls.contains("#") ? cls.substring(0, cls.indexOf('#')) : cls;
-        cls = cls.replace('/', '.').replaceAll("\\.java$", "").replace("**.", "");
-        Entry narrowed = e.narrowedTo(cls);
-        if (narrowed != null) {
-          out.add(narrowed);
-          break;
+        String methods;
+        if (allMethods) {
+          methods = e.methods;
+        } else if (e.methods.isEmpty()) {
+          methods = String.join("+", userMethods);
+        } else {
+          List<String> both = new ArrayList<>();
+          for (String m : classes.methods(e.qualified(simple))) {
+            if (matchesAny(m, Arrays.asList(e.methods.split("\\+")))
+                && matchesAny(m, userMethods)) {
+              both.add(m);
+            }
+          }
+          if (both.isEmpty()) {
+            continue;
+          }
+          methods = String.join("+", both);
+        }
+        out.add(new Entry(e, simple, methods));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * What in {@code module}'s entries ("*": all) names nothing in {@code classes}: an entry with
+   * no class, a method pattern with no method, an exclusion that leaves out nothing. Each would
+   * let the list say more is run (or left out) than is.
+   */
+  List<String> problems(String module, TestClasses classes) {
+    List<String> out = new ArrayList<>();
+    for (Entry e : entries) {
+      if (!module.equals("*") && !module.equals(e.module)) {
+        continue;
+      }
+      List<String> simples = classes.simpleNames(e.packageName, e.simpleName);
+      if (simples.isEmpty()) {
+        out.add(e + ": no such test class");
+        continue;
+      }
+      if (!e.methods.isEmpty()) {
+        for (String m : e.methods.split("\\+")) {
+          if (!anyMethod(e, simples, m, classes)) {
+            out.add(e + ": no method " + m);
+          }
+        }
+      }
+      for (String x : e.exclusions) {
+        int hash = x.indexOf('#');
+        String cls = hash < 0 ? x : x.substring(0, hash);
+        List<String> excluded = new ArrayList<>();
+        for (String simple : simples) {
+          if (glob(cls).matcher(simple).matches()) {
+            excluded.add(simple);
+          }
+        }
+        if (excluded.isEmpty()) {
+          out.add(e + ": the exclusion !" + x + " matches none of its classes");
+        } else if (hash >= 0) {
+          for (String m : x.substring(hash + 1).split("\\+")) {
+            if (!anyMethod(e, excluded, m, classes)) {
+              out.add(e + ": the exclusion !" + x + " names no method " + m);
+            }
+          }
         }
       }
     }
     return out;
+  }
+
+  /** Whether a method of one of the entry's classes {@code simples} matches the glob. */
+  private static boolean anyMethod(Entry e, List<String> simples, String methodGlob,
+      TestClasses classes) {
+    for (String simple : simples) {
+      if (matchesAny(classes.methods(e.qualified(simple)), methodGlob)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean matchesAny(Set<String> names, String glob) {
+    Pattern p = glob(glob);
+    for (String n : names) {
+      if (p.matcher(n).matches()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean matchesAny(String name, java.util.Collection<String> globs) {
+    for (String g : globs) {
+      if (glob(g).matcher(name).matches()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Surefire's {@code test} parameter for {@code entries}. */

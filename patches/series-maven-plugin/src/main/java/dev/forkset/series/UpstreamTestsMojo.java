@@ -6,15 +6,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.plugins.annotations.ResolutionScope;
 import org.apache.maven.project.MavenProject;
 
 /**
@@ -28,9 +31,14 @@ import org.apache.maven.project.MavenProject;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>{@code -Dtest=...} narrows the list to the classes it names, as it narrows a module's own
- *       tests, so one class runs alone the usual way ({@code ./mvnw verify -pl <module>
- *       -Dtest=TestHRegion}); an execution left with nothing is skipped.
+ *   <li>Every entry, method pattern and exclusion must name something in the module's test
+ *       classes and tests jars (and {@code alsoIn}): Surefire runs a list of patterns as long as
+ *       one matches, so a misspelt or renamed entry would otherwise drop out unnoticed.
+ *   <li>{@code -Dtest=...} narrows the list to the classes and methods it names, as it narrows a
+ *       module's own tests, so one class or method runs alone the usual way ({@code ./mvnw
+ *       verify -pl <module> -Dtest=TestHRegion#testFlush}); the two sets of patterns are
+ *       intersected on the classes and methods the tests jar has. An execution left with nothing
+ *       is skipped.
  *   <li>A flavour of a line (the same series built from another upstream artifact) names the
  *       line's custom jar in {@code sameClassesAs}: when every class its series replaced is
  *       byte-identical in both jars, the line's run already tested that bytecode and the
@@ -38,7 +46,7 @@ import org.apache.maven.project.MavenProject;
  * </ol>
  */
 @Mojo(name = "upstream-tests", defaultPhase = LifecyclePhase.PROCESS_TEST_CLASSES,
-    threadSafe = true)
+    requiresDependencyResolution = ResolutionScope.TEST, threadSafe = true)
 public class UpstreamTestsMojo extends AbstractMojo {
   /** The list: {@code patches/<project>/<line>/upstream-tests} (or the project's, if shared). */
   @Parameter(property = "upstream.tests.list", required = true)
@@ -67,6 +75,13 @@ public class UpstreamTestsMojo extends AbstractMojo {
    */
   @Parameter
   private File replacedClasses;
+
+  /**
+   * Further class folders or jars that must hold every entry's classes too (a second Surefire
+   * execution that runs the same list from another tests jar, such as an older line's).
+   */
+  @Parameter
+  private List<File> alsoIn;
 
   @Parameter(defaultValue = "${project}", readonly = true)
   private MavenProject project;
@@ -97,7 +112,21 @@ public class UpstreamTestsMojo extends AbstractMojo {
     } catch (IllegalArgumentException e) {
       throw new MojoFailureException(e.getMessage());
     }
-    List<UpstreamTests.Entry> selected = tests.select(module, test);
+    TestClasses classes = classes(testClassLocations());
+    List<String> problems = new ArrayList<>(tests.problems(module, classes));
+    if (alsoIn != null) {
+      for (File f : alsoIn) {
+        for (String p : tests.problems(module, classes(Collections.singletonList(f)))) {
+          problems.add(p + " (in " + f + ")");
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new MojoFailureException("The upstream test list " + list + " names what the tests"
+          + " do not have (" + classes.where() + "); correct or remove these entries or"
+          + " exclusions:\n  " + String.join("\n  ", problems));
+    }
+    List<UpstreamTests.Entry> selected = tests.select(module, test, classes);
     String why = null;
     if (selected.isEmpty()) {
       why = test == null ? "the list " + list + " has no entry for " + module
@@ -121,6 +150,27 @@ public class UpstreamTestsMojo extends AbstractMojo {
     } else {
       getLog().info("Upstream tests of " + list.getParentFile().getName() + " for " + module
           + ": " + UpstreamTests.surefireTest(selected));
+    }
+  }
+
+  /** Where Surefire finds the upstream tests: this module's test classes and its tests jars. */
+  private List<File> testClassLocations() {
+    List<File> out = new ArrayList<>();
+    out.add(new File(project.getBuild().getTestOutputDirectory()));
+    for (Artifact a : project.getArtifacts()) {
+      if (("tests".equals(a.getClassifier()) || "test-jar".equals(a.getType()))
+          && a.getFile() != null) {
+        out.add(a.getFile());
+      }
+    }
+    return out;
+  }
+
+  private static TestClasses classes(List<File> locations) throws MojoExecutionException {
+    try {
+      return TestClasses.read(locations);
+    } catch (IOException e) {
+      throw new MojoExecutionException("Cannot read the test classes of " + locations, e);
     }
   }
 

@@ -7,7 +7,10 @@ import static org.junit.Assert.fail;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.Rule;
@@ -33,26 +36,103 @@ public class UpstreamTestsTest {
     return UpstreamTests.parse("upstream-tests", LIST);
   }
 
+  /** The classes of LIST's tests jar, with the methods each has. */
+  private static TestClasses classes() {
+    Map<String, TestClasses.Info> m = new TreeMap<>();
+    m.put("org.x.r.TestRegion", info(null, "testOne", "testTwo", "testFlush"));
+    m.put("org.x.r.TestRegionBase", info(null, "testBase"));
+    m.put("org.x.b.TestCache", info("org.x.b.AbstractCacheTest", "testWaitShort", "testHit"));
+    m.put("org.x.b.AbstractCacheTest", info(null, "testInherited"));
+    m.put("org.x.b.TestCache$Inner", info(null, "testNested"));
+    m.put("org.x.b.TestPrefetch", info(null, "testPrefetch"));
+    m.put("org.x.b.TestBucketWriter", info(null, "testWrite"));
+    m.put("org.x.m.EvictionTest", info(null, "testLRU1", "testLRU2", "testLFU", "testRandom"));
+    return new TestClasses(m, "tests.jar");
+  }
+
+  private static TestClasses.Info info(String superName, String... methods) {
+    return new TestClasses.Info(superName, new LinkedHashSet<>(Arrays.asList(methods)));
+  }
+
+  private static String select(String module, String user) {
+    return UpstreamTests.surefireTest(list().select(module, user, classes()));
+  }
+
   @Test
   public void select_aModule_rendersItsEntriesWithTheirExclusions() {
     assertEquals("org/x/r/TestRegion, !org/x/r/TestRegion#testOne, !org/x/r/TestRegion#testTwo",
-        UpstreamTests.surefireTest(list().select("mod-a", null)));
+        select("mod-a", null));
     assertEquals("org/x/b/Test*, !org/x/b/TestCache#testWait*, !org/x/b/TestPrefetch,"
-        + " org/x/m/EvictionTest#testLRU*+testLFU*",
-        UpstreamTests.surefireTest(list().select("mod-b", "")));
-    assertEquals(3, list().select("*", null).size());
+        + " org/x/m/EvictionTest#testLRU*+testLFU*", select("mod-b", ""));
+    assertEquals(3, list().select("*", null, classes()).size());
   }
 
   @Test
   public void select_withTheUsersTest_narrowsToTheClassesItNames() {
     assertEquals("org/x/r/TestRegion, !org/x/r/TestRegion#testOne, !org/x/r/TestRegion#testTwo",
-        UpstreamTests.surefireTest(list().select("mod-a", "TestRegion")));
+        select("mod-a", "TestRegion"));
+    assertEquals("org/x/b/TestCache, !org/x/b/TestCache#testWait*", select("mod-b", "TestCache"));
+    assertEquals("", select("mod-a", "MyOwnTest"));
+    assertEquals("", select("mod-a", "org.y.r.TestRegion"));
     assertEquals("org/x/b/TestCache, !org/x/b/TestCache#testWait*",
-        UpstreamTests.surefireTest(list().select("mod-b", "TestCache")));
+        select("mod-b", "org/x/b/TestCache.java"));
+  }
+
+  @Test
+  public void select_twoGlobs_runsTheClassesBothMatch() {
+    // Neither "*Bucket*" nor "Test*" contains the other; TestBucketWriter is in both.
+    assertEquals("org/x/b/TestBucketWriter", select("mod-b", "*Bucket*"));
+    assertEquals("org/x/b/TestCache, !org/x/b/TestCache#testWait*, org/x/b/TestPrefetch,"
+        + " !org/x/b/TestPrefetch", select("mod-b", "*Ca*,*Pre*"));
+  }
+
+  @Test
+  public void select_classAndMethod_runsThatMethodOnly() {
+    assertEquals("org/x/r/TestRegion#testFlush, !org/x/r/TestRegion#testOne,"
+        + " !org/x/r/TestRegion#testTwo", select("mod-a", "TestRegion#testFlush"));
+    // Within the entry's methods: the methods the tests jar has that both allow.
+    assertEquals("org/x/m/EvictionTest#testLRU1", select("mod-b", "EvictionTest#testLRU1"));
+    assertEquals("org/x/m/EvictionTest#testLRU1+testLRU2+testLFU",
+        select("mod-b", "EvictionTest#test*"));
+    assertEquals("", select("mod-b", "EvictionTest#testRandom"));
+    // A pattern without methods takes the class's whole entry.
     assertEquals("org/x/m/EvictionTest#testLRU*+testLFU*",
-        UpstreamTests.surefireTest(list().select("mod-b", "org.x.m.EvictionTest#testLRU1")));
-    assertTrue(list().select("mod-a", "MyOwnTest").isEmpty());
-    assertTrue(list().select("mod-a", "org.y.r.TestRegion").isEmpty());
+        select("mod-b", "EvictionTest#testLRU1,EvictionTest"));
+  }
+
+  @Test
+  public void problems_none_whenEveryEntryMethodAndExclusionNamesSomething() {
+    assertEquals(Arrays.asList(), list().problems("*", classes()));
+  }
+
+  @Test
+  public void problems_nameEntriesMethodsAndExclusionsThatMatchNothing() {
+    UpstreamTests t = UpstreamTests.parse("f", Arrays.asList(
+        "m org.x.r.TestRegoin",
+        "m org.x.r.TestRegion#testFlush+testFlushes",
+        "  !testGone  removed upstream",
+        "m org.x.b.Test*",
+        "  !TestCach  misspelt",
+        "  !TestCache#testInherited  inherited methods count",
+        "other org.x.none.TestNothing"));
+    assertEquals(Arrays.asList(
+        "m org.x.r.TestRegoin: no such test class",
+        "m org.x.r.TestRegion#testFlush+testFlushes: no method testFlushes",
+        "m org.x.r.TestRegion#testFlush+testFlushes: the exclusion !TestRegion#testGone names no"
+            + " method testGone",
+        "m org.x.b.Test*: the exclusion !TestCach matches none of its classes"),
+        t.problems("m", classes()));
+  }
+
+  @Test
+  public void classes_readsTheMethodsAndSuperclassOfARealClassFile() throws Exception {
+    File dir = new File(UpstreamTestsTest.class.getProtectionDomain().getCodeSource()
+        .getLocation().toURI());
+    TestClasses c = TestClasses.read(Arrays.asList(dir));
+    assertEquals(Arrays.asList("UpstreamTestsTest"),
+        c.simpleNames("dev.forkset.series", "UpstreamTestsT*"));
+    assertTrue(c.methods("dev.forkset.series.UpstreamTestsTest")
+        .contains("classes_readsTheMethodsAndSuperclassOfARealClassFile"));
   }
 
   @Test
