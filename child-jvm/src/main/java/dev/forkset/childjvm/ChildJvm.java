@@ -408,13 +408,36 @@ public final class ChildJvm implements AutoCloseable {
    * the wrapper, is gone when this returns.
    */
   public int kill9() throws InterruptedException {
-    if (wrapped) {
-      signal("KILL", descendants());
-    }
+    List<Long> below = wrapped ? descendants() : Collections.<Long>emptyList();
+    signal("KILL", below);
     process.destroyForcibly();
     int status = waitFor(60, TimeUnit.SECONDS);
+    // The wrapper died with them, so nobody waits for the processes below it: a process that was
+    // sent SIGKILL may still be tearing down (its memory, its open files) after the wrapper's
+    // exit. Waits until each is gone or a zombie for its new parent to reap.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    for (long p : below) {
+      while (running(p)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(name + ": process " + p + " below the wrapper still"
+              + " runs 60 s after SIGKILL");
+        }
+        Thread.sleep(POLL_MS);
+      }
+    }
     closeStdin();
     return status;
+  }
+
+  /** Whether {@code pid} exists and is not a zombie (Linux {@code /proc/<pid>/stat}). */
+  static boolean running(long pid) {
+    try {
+      String stat = new String(Files.readAllBytes(Paths.get("/proc/" + pid + "/stat")),
+          StandardCharsets.UTF_8);
+      return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
+    } catch (IOException e) {
+      return false; // gone
+    }
   }
 
   /**

@@ -6,7 +6,6 @@ import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.io.File;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -113,7 +112,7 @@ public class ChildJvmTest {
       child.send("hook");
       child.awaitLineStartingWith("hooked", 30, TimeUnit.SECONDS);
       assertEquals(ChildJvm.EXIT_SIGKILL, child.kill9());
-      assertFalse("the JVM " + jvm + " outlived kill9", alive(jvm));
+      assertFalse("the JVM " + jvm + " outlived kill9", ChildJvm.running(jvm));
       assertFalse(child.logText(), child.logText().contains("hook ran"));
     }
   }
@@ -125,7 +124,7 @@ public class ChildJvmTest {
       child.send("hook");
       child.awaitLineStartingWith("hooked", 30, TimeUnit.SECONDS);
       assertEquals(ChildJvm.EXIT_SIGTERM, child.terminate(60, TimeUnit.SECONDS));
-      assertFalse("the JVM " + jvm + " outlived terminate", alive(jvm));
+      assertFalse("the JVM " + jvm + " outlived terminate", ChildJvm.running(jvm));
       assertTrue(child.logText(), child.logText().contains("hook ran"));
     }
   }
@@ -138,17 +137,18 @@ public class ChildJvmTest {
         child.send("spawn");
         Matcher m = child.await(Pattern.compile("^grandchild (\\d+)$"), 120, TimeUnit.SECONDS);
         grandchild = Long.parseLong(m.group(1));
-        assertTrue(alive(grandchild));
+        assertTrue(ChildJvm.running(grandchild));
         child.kill9();
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (alive(grandchild) && System.nanoTime() < deadline) {
+      while (ChildJvm.running(grandchild) && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }
-      assertFalse("the grandchild " + grandchild + " outlived its parent", alive(grandchild));
+      assertFalse("the grandchild " + grandchild + " outlived its parent",
+          ChildJvm.running(grandchild));
     } finally {
       // Nothing else would reap it if the watchdog failed: it is not this JVM's child.
-      if (grandchild > 0 && alive(grandchild)) {
+      if (grandchild > 0 && ChildJvm.running(grandchild)) {
         new ProcessBuilder("kill", "-KILL", Long.toString(grandchild)).start().waitFor();
       }
     }
@@ -168,19 +168,5 @@ public class ChildJvmTest {
     }
     // JDK 8 refuses -Xlog and --add-opens at start: the child started with its own syntax.
     assertTrue(gc + " missing", gc.toFile().exists());
-  }
-
-  /** A process is alive while /proc has it and it is not a zombie. */
-  private static boolean alive(long pid) throws Exception {
-    File stat = new File("/proc/" + pid + "/stat");
-    if (!stat.exists()) {
-      return false;
-    }
-    try {
-      String s = new String(java.nio.file.Files.readAllBytes(stat.toPath()), "UTF-8");
-      return s.charAt(s.lastIndexOf(')') + 2) != 'Z';
-    } catch (java.io.IOException e) {
-      return false;
-    }
   }
 }
