@@ -68,6 +68,7 @@ public class MemberLossIT {
         modelled += size > MB / 2 ? ((size + 16 + MB - 1) / MB) * MB : size + 200;
       }
       cluster.assertAllAlive();
+      awaitBackupsHoldEveryWrite(cluster);
       Set<Integer> before = new HashSet<>(map.keySet());
       cluster.member(2).kill();
       awaitSurvivorsTookOver(cluster, 2);
@@ -134,6 +135,7 @@ public class MemberLossIT {
       // what it holds at the kill.
       EvictionWaits.drain(cluster.client(), map);
       cluster.assertAllAlive();
+      awaitBackupsHoldEveryWrite(cluster);
       long evictedBefore = EvictionWaits.until("the map evicted before the kill", evicted::size,
           n -> n > 0);
       // Cleared before the map is listed: an event still on its way names a key evicted before
@@ -161,6 +163,19 @@ public class MemberLossIT {
       }
       return result;
     }
+  }
+
+  /**
+   * Waits until every backup replica is in sync with its owner, so that each key the map held
+   * before a kill is also on a surviving replica. A client's write returns when its owner has
+   * answered and its backups have acknowledged, or when the client's backup-ack wait
+   * ({@code hazelcast.client.operation.backup.timeout.millis}, 5 s) has passed: on a loaded
+   * machine a backup may still be on its way when the test stops writing, and a kill then loses
+   * that key whatever eviction does. Hazelcast's safe state compares each backup's replica
+   * version with its owner's and syncs one that is behind.
+   */
+  private static void awaitBackupsHoldEveryWrite(HazelcastCluster cluster) throws Exception {
+    cluster.awaitClusterSafe(SAFE_TIMEOUT);
   }
 
   /**
