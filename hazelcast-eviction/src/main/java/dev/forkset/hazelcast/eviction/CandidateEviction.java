@@ -74,6 +74,8 @@ final class CandidateEviction {
         if (backups != null) {
           backups.add(c.partitionId, c.key, value);
         }
+      } else if (value != null && backup && backups != null) {
+        metrics.backupOwnEvictions.increment();
       }
       metrics.evictions.increment();
       metrics.bytesFreed.add(cost);
