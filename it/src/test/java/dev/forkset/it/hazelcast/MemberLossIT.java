@@ -89,7 +89,7 @@ public class MemberLossIT {
         oome |= m.sawOutOfMemoryError() || !m.isAlive();
       }
       String result = puts + " puts (" + (modelled / MB) + " MB modelled), " + before.size()
-          + " keys before the kill (" + indeterminate.size() + " more whose backup was not"
+          + " keys before the kill, " + indeterminate.size() + " puts left out (backup not"
           + " acknowledged), " + lost.size() + " lost, survivors "
           + (oome ? "DIED/OOME" : "alive");
       if (strict) {
@@ -172,8 +172,8 @@ public class MemberLossIT {
         lost = EvictionWaits.keysUnaccountedFor(map, before, evicted);
       }
       String result = puts + " puts (" + (written / MB) + " MB), " + evictedBefore
-          + " evicted before the kill, " + before.size() + " keys before the kill ("
-          + indeterminate.size() + " more whose backup was not acknowledged), "
+          + " evicted before the kill, " + before.size() + " keys before the kill, "
+          + indeterminate.size() + " puts left out (backup not acknowledged), "
           + evicted.size() + " evicted after it, " + lost.size() + " lost";
       if (strict) {
         cluster.member(0).assertAlive();
