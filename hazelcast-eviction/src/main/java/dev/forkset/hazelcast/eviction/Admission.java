@@ -5,6 +5,7 @@ import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * Decides, on the owner's partition thread and before anything of a write is stored, whether a
@@ -23,7 +24,9 @@ import java.util.function.Function;
  *       1/{@value #SLACK_DIVISOR} of its limit over it first makes this thread catch up; if the
  *       map is still that far over, the write is refused with Hazelcast's
  *       {@link RetryableHazelcastException}, which client and member invocations retry. Updates
- *       that grow an entry count as growth; writes that only shrink or keep entries pass.</li>
+ *       that grow an entry count as growth; writes that only shrink or keep entries pass.
+ *       "Over" is the part of the overshoot this member's own passes free: with backups
+ *       following their owner, the owned share (see {@link SizeProportionalEvictor}).</li>
  * </ol>
  */
 final class Admission {
@@ -34,16 +37,20 @@ final class Admission {
   private final long limit;
   private final String limitSetting;
   private final boolean rejectOversized;
-  private final MapFootprint footprint;
+  private final LongSupplier overshoot;
   private final EvictionMetrics metrics;
 
+  /**
+   * @param overshoot the part of the map's overshoot of {@code limit} that this member's
+   *                  eviction passes free, 0 when under the limit
+   */
   Admission(String mapName, long limit, String limitSetting, boolean rejectOversized,
-      MapFootprint footprint, EvictionMetrics metrics) {
+      LongSupplier overshoot, EvictionMetrics metrics) {
     this.mapName = mapName;
     this.limit = limit;
     this.limitSetting = limitSetting;
     this.rejectOversized = rejectOversized;
-    this.footprint = footprint;
+    this.overshoot = overshoot;
     this.metrics = metrics;
   }
 
@@ -93,16 +100,16 @@ final class Admission {
 
   private void backPressure(Runnable catchUp) {
     long slack = limit / SLACK_DIVISOR;
-    if (footprint.used() <= limit + slack) {
+    if (overshoot.getAsLong() <= slack) {
       return;
     }
     catchUp.run();
-    long used = footprint.used();
-    if (used > limit + slack) {
+    long over = overshoot.getAsLong();
+    if (over > slack) {
       metrics.deferred.increment();
-      throw new RetryableHazelcastException("Map '" + mapName + "' is " + (used - limit)
-          + " bytes over its per-member limit of " + limit + " bytes while eviction catches up"
-          + " on other partition threads; the write is retried.");
+      throw new RetryableHazelcastException("Map '" + mapName + "' has " + over
+          + " bytes over its per-member limit of " + limit + " bytes to free on this member"
+          + " while eviction catches up on other partition threads; the write is retried.");
     }
   }
 }

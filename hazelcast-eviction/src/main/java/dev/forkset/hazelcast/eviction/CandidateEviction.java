@@ -23,6 +23,10 @@ import com.hazelcast.map.impl.recordstore.expiry.ExpiryReason;
  *   <li>As the built-in evictor: an owned entry's eviction fires the EVICTED event and the
  *       post-eviction steps (write-behind flush, near cache invalidation); a backup replica's
  *       entry is dropped quietly.</li>
+ *   <li>With {@code backups.follow.owner} ({@code backups} not null) a backup replica's entry
+ *       is never evicted, also when its partition stopped being owned here since it was sampled:
+ *       the owner still holds the key, and if that owner were lost the key would be lost with
+ *       it, without an EVICTED event.</li>
  * </ol>
  */
 final class CandidateEviction {
@@ -53,6 +57,10 @@ final class CandidateEviction {
     if (partition.isMigrating()) {
       return EvictionLoop.SKIPPED;
     }
+    boolean backup = !partition.isLocal();
+    if (backup && backups != null) {
+      return EvictionLoop.SKIPPED;
+    }
     Record<?> record = c.liveRecord();
     RecordStore<?> store = c.store;
     if (record == null || store.isLocked(c.key)) {
@@ -66,7 +74,6 @@ final class CandidateEviction {
       return EvictionLoop.ENOUGH;
     }
     try {
-      boolean backup = !partition.isLocal();
       ExpiryReason reason = store.hasExpired(c.key, Clock.currentTimeMillis(), backup);
       Object value = store.evict(c.key, backup);
       if (value != null && !backup) {
@@ -74,8 +81,6 @@ final class CandidateEviction {
         if (backups != null) {
           backups.add(c.partitionId, c.key, value);
         }
-      } else if (value != null && backup && backups != null) {
-        metrics.backupOwnEvictions.increment();
       }
       metrics.evictions.increment();
       metrics.bytesFreed.add(cost);

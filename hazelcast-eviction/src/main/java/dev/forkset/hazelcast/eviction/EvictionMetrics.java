@@ -20,8 +20,6 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder deferred = new LongAdder();
   /** Batches of owner-evicted keys sent to backups (one per partition and pass). */
   final LongAdder backupBatches = new LongAdder();
-  /** Backup entries evicted on this member's own account while backups follow their owner. */
-  final LongAdder backupOwnEvictions = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
   private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
@@ -95,12 +93,6 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   @Override
   public long getBackupEvictionBatches() {
     return backupBatches.sum();
-  }
-
-  @Probe(name = "backupOwnEvictions")
-  @Override
-  public long getBackupOwnEvictions() {
-    return backupOwnEvictions.sum();
   }
 
   /** Ordinal of {@link GcFootprintModel.Kind}: 0 g1, 1 zgc, 2 zgc-generational, 3 shenandoah, 4 parallel, 5 serial, 6 conservative. */

@@ -32,13 +32,6 @@ public interface GcAwareEvictionMXBean {
   /** Batches of owner-evicted keys sent to backup replicas (one per partition and pass). */
   long getBackupEvictionBatches();
 
-  /**
-   * With {@code backups.follow.owner}: backup entries a pass evicted on this member's own account
-   * (its partition thread held nothing it owns), which their owner keeps. Such a key has one copy
-   * fewer until its owner evicts it or it is written again.
-   */
-  long getBackupOwnEvictions();
-
   /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
   long mapCost(String mapName);
 

@@ -55,13 +55,16 @@ final class MapRecordStores {
     return sources;
   }
 
-  /** The modelled cost of the map's record stores of partition thread {@code thread}. */
-  long costOfThread(int thread) {
+  /**
+   * The modelled cost of the map's record stores of partition thread {@code thread}; with
+   * {@code ownedOnly}, of those in partitions this member owns.
+   */
+  long costOfThread(int thread, boolean ownedOnly, SampledDomain.Partitions partitions) {
     MapServiceContext context = context();
     long sum = 0;
     for (int pid = thread; pid < threads.partitionCount(); pid += threads.count()) {
       RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
-      if (store != null) {
+      if (store != null && (!ownedOnly || partitions.isOwned(pid))) {
         sum += store.getOwnedEntryCost();
       }
     }
@@ -83,11 +86,20 @@ final class MapRecordStores {
 
   /**
    * The part of an overshoot this member frees from its owned partitions when backups follow
-   * their owner: overshoot x owned / used. The owners of its backup replicas free the rest;
-   * freeing all of it here too would evict about twice what is needed with one backup. The
-   * ratio is measured at most once a second; with nothing owned it is the whole overshoot.
+   * their owner: overshoot x owned / used, and nothing when it owns nothing of the map. The
+   * owners of its backup replicas free the rest; freeing all of it here too would evict about
+   * twice what is needed with one backup.
    */
   long ownedShare(long over, long used, SampledDomain.Partitions partitions) {
+    double ratio = ownedRatio(used, partitions);
+    return ratio == 0 ? 0 : Math.max(1, (long) Math.ceil(over * ratio));
+  }
+
+  /**
+   * The share of {@code used} in partitions this member owns, measured at most once a second
+   * (it visits every partition).
+   */
+  double ownedRatio(long used, SampledDomain.Partitions partitions) {
     long now = System.currentTimeMillis();
     if (now - ownedRatioAt > OWNED_RATIO_MILLIS) {
       MapServiceContext context = context();
@@ -98,10 +110,10 @@ final class MapRecordStores {
           owned += store.getOwnedEntryCost();
         }
       }
-      ownedRatio = owned <= 0 || used <= 0 ? 1 : Math.min(1, (double) owned / used);
+      ownedRatio = owned <= 0 ? 0 : used <= 0 ? 1 : Math.min(1, (double) owned / used);
       ownedRatioAt = now;
     }
-    return Math.max(1, (long) Math.ceil(over * ownedRatio));
+    return ownedRatio;
   }
 
   private MapServiceContext context() {

@@ -41,9 +41,12 @@ import java.util.function.Supplier;
  *   <li>Partitions that are migrating are left out: an entry evicted from a replica that is
  *       being copied to another member would reappear there, and evicting from a replica that
  *       is being received races the copy.</li>
- *   <li>With {@code backups.follow.owner} the domain is the owned partitions while they hold
- *       anything, and the backup partitions only when the thread owns nothing of the map, so
- *       that a member holding mostly backups still keeps to its limit.</li>
+ *   <li>With {@code backups.follow.owner} the domain is the owned partitions only: a backup
+ *       replica drops only what its owner evicted. A thread that owns nothing of the map draws
+ *       nothing, and its pass hands the overshoot to the threads that do (in
+ *       {@link SizeProportionalEvictor}). Sampling backups there when nothing was owned let a
+ *       member evict backup entries their owner kept, and the loss of that owner then lost the
+ *       keys without an EVICTED event (OwnerLossKeepsBackupsTest).</li>
  * </ol>
  */
 final class SampledDomain {
@@ -73,7 +76,7 @@ final class SampledDomain {
 
   private final Supplier<List<Source>> lister;
   private final Partitions partitions;
-  private final boolean ownedFirst;
+  private final boolean ownedOnly;
   private final LongSupplier nanoClock;
   private final Random random;
   private List<Source> listed;
@@ -84,11 +87,11 @@ final class SampledDomain {
   private long lastEntries;
   private long lastCost;
 
-  SampledDomain(Supplier<List<Source>> lister, Partitions partitions, boolean ownedFirst,
+  SampledDomain(Supplier<List<Source>> lister, Partitions partitions, boolean ownedOnly,
       LongSupplier nanoClock, Random random) {
     this.lister = lister;
     this.partitions = partitions;
-    this.ownedFirst = ownedFirst;
+    this.ownedOnly = ownedOnly;
     this.nanoClock = nanoClock;
     this.random = random;
   }
@@ -161,29 +164,23 @@ final class SampledDomain {
   private void list(long now) {
     listed = lister.get();
     listedAt = now;
-    List<Source> owned = new ArrayList<>();
-    List<Source> backups = ownedFirst ? new ArrayList<>() : owned;
+    List<Source> use = new ArrayList<>();
     List<Integer> sizes = new ArrayList<>();
-    List<Integer> backupSizes = ownedFirst ? new ArrayList<>() : sizes;
     for (Source s : listed) {
       int pid = s.partitionId();
       int size = s.size();
-      if (size == 0 || partitions.isMigrating(pid)) {
+      if (size == 0 || partitions.isMigrating(pid) || ownedOnly && !partitions.isOwned(pid)) {
         continue;
       }
-      boolean isOwned = partitions.isOwned(pid);
-      (isOwned ? owned : backups).add(s);
-      (isOwned ? sizes : backupSizes).add(size);
+      use.add(s);
+      sizes.add(size);
     }
-    boolean useOwned = !owned.isEmpty();
-    List<Source> use = useOwned ? owned : backups;
-    List<Integer> useSizes = useOwned ? sizes : backupSizes;
     chosen = use.toArray(new Source[0]);
     cumulative = new long[chosen.length];
     lastEntries = 0;
     lastCost = 0;
     for (int i = 0; i < chosen.length; i++) {
-      lastEntries += useSizes.get(i);
+      lastEntries += sizes.get(i);
       cumulative[i] = lastEntries;
       lastCost += chosen[i].cost();
     }

@@ -61,7 +61,11 @@ import java.util.Random;
  *       pass: its caller may already have its success.</li>
  *   <li>With {@code backups.follow.owner} a pass frees this member's owned share of the
  *       overshoot (overshoot x owned / used, the ratio refreshed every second) from the owned
- *       partitions and sends the evicted keys to the backups ({@link BackupEvictions}).</li>
+ *       partitions only, and sends the evicted keys to the backups ({@link BackupEvictions}); a
+ *       member that owns nothing of the map evicts nothing. Back-pressure waits for the same
+ *       share: the rest is its backups, which their owners free, and refusing writes until they
+ *       do could stall this member's writes for as long as those owners stay under their own
+ *       limits.</li>
  * </ol>
  */
 public final class SizeProportionalEvictor implements Evictor {
@@ -160,7 +164,7 @@ public final class SizeProportionalEvictor implements Evictor {
     this.continuations = new Continuations(threads.count(), threads.partitionCount(),
         this::runOnPartitionThread, t -> heapPass(null, null, false));
     this.admission = new Admission(mapName, limit, maxSizePolicy + " " + evictionConfig.getSize(),
-        config.rejectOversized, footprint, metrics);
+        config.rejectOversized, this::overshootToFree, metrics);
   }
 
   /** The per-member limit of a heap policy, in bytes. */
@@ -289,10 +293,11 @@ public final class SizeProportionalEvictor implements Evictor {
    */
   private void heapPass(RecordStore<?> store, Data excludedKey, boolean handOver) {
     long used = footprint.used();
-    if (used <= limit) {
+    long toFree = overshootToFree(used);
+    if (toFree <= 0) {
       return;
     }
-    long target = ownerMode ? used - stores.ownedShare(used - limit, used, partitions) : limit;
+    long target = used - toFree;
     int thread = threads.current();
     EvictionPool<Candidate> pool;
     SampledDomain domain;
@@ -332,14 +337,27 @@ public final class SizeProportionalEvictor implements Evictor {
     }
   }
 
+  /** The part of the map's overshoot this member frees (note 6 above). */
+  private long overshootToFree() {
+    return overshootToFree(footprint.used());
+  }
+
+  private long overshootToFree(long used) {
+    if (used <= limit) {
+      return 0;
+    }
+    return ownerMode ? stores.ownedShare(used - limit, used, partitions) : used - limit;
+  }
+
   /**
    * The part of {@code over} that partition thread {@code thread} frees (note 2 above): in
-   * proportion to what its partitions hold that this pass may evict, all but the entry just
-   * written ({@code excluded}).
+   * proportion to what its partitions hold that this pass may evict (with backups following
+   * their owner, what it owns), all but the entry just written ({@code excluded}).
    */
   private long threadShare(int thread, long over, long used, long excluded) {
-    long evictable = used - excluded;
-    long held = Math.max(0, stores.costOfThread(thread) - excluded);
+    long evictable = (ownerMode ? (long) (used * stores.ownedRatio(used, partitions)) : used)
+        - excluded;
+    long held = Math.max(0, stores.costOfThread(thread, ownerMode, partitions) - excluded);
     return evictable <= 0 ? over : (long) (over * Math.min(1.0, (double) held / evictable));
   }
 

@@ -27,7 +27,7 @@ public class AdmissionTest {
   private final EvictionMetrics metrics = new EvictionMetrics(GcFootprintModel.g1(1 << 20), "",
       (m, c) -> 0);
   private final Admission admission = new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true,
-      footprint, metrics);
+      () -> Math.max(0, footprint.used() - LIMIT), metrics);
   private final Map<Data, Record<?>> records = new HashMap<>();
   private final AtomicInteger catchUps = new AtomicInteger();
 

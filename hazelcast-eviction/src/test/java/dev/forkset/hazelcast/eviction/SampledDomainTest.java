@@ -68,8 +68,8 @@ public class SampledDomainTest {
 
   private final AtomicLong clock = new AtomicLong();
 
-  private SampledDomain domain(List<SampledDomain.Source> sources, boolean ownedFirst) {
-    return new SampledDomain(() -> sources, partitions, ownedFirst, clock::get, new Random(7));
+  private SampledDomain domain(List<SampledDomain.Source> sources, boolean ownedOnly) {
+    return new SampledDomain(() -> sources, partitions, ownedOnly, clock::get, new Random(7));
   }
 
   /** Lets the domain list its stores again, as it does every 50 ms. */
@@ -130,18 +130,17 @@ public class SampledDomainTest {
   }
 
   @Test
-  public void sample_ownedFirst_drawsFromBackupsOnlyWhenNothingOwnedHoldsEntries() {
+  public void sample_ownedOnly_neverDrawsFromBackups() {
     FakeSource mine = new FakeSource(0, 10);
     FakeSource backup = new FakeSource(2, 1000);
     owned.add(0);
     SampledDomain domain = domain(Arrays.asList(mine, backup), true);
-    domain.sample(64, null, new ArrayList<>());
+    assertTrue(domain.sample(64, null, new ArrayList<>()));
     assertEquals(64, mine.drawn);
-    assertEquals(0, backup.drawn);
     mine.size = 0;
     later();
-    domain.sample(64, null, new ArrayList<>());
-    assertEquals(64, backup.drawn);
+    assertFalse("nothing owned holds entries", domain.sample(64, null, new ArrayList<>()));
+    assertEquals(0, backup.drawn);
   }
 
   @Test

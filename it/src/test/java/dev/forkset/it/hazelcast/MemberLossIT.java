@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import javax.management.MBeanServerConnection;
-import javax.management.ObjectName;
 import org.junit.Test;
 
 /**
@@ -164,8 +162,7 @@ public class MemberLossIT {
               evicted);
         } catch (AssertionError e) {
           throw new AssertionError(e.getMessage() + "; puts whose backup was not acknowledged: "
-              + indeterminate.size() + "; backup entries the survivors evicted on their own"
-              + " account (backupOwnEvictions): " + backupOwnEvictions(cluster), e);
+              + indeterminate.size(), e);
         }
         lost = Set.of();
       } else {
@@ -198,26 +195,6 @@ public class MemberLossIT {
     } catch (IndeterminateOperationStateException e) {
       indeterminate.add(key);
     }
-  }
-
-  /** Each live member's {@code backupOwnEvictions} (the module's MBean), for a failure message. */
-  private static String backupOwnEvictions(HazelcastCluster cluster) {
-    List<String> counts = new ArrayList<>();
-    for (MemberProcess m : cluster.members()) {
-      if (!m.isAlive()) {
-        continue;
-      }
-      try {
-        MBeanServerConnection c = m.jmx();
-        Set<ObjectName> names = c.queryNames(
-            new ObjectName("dev.forkset.hazelcast:type=GcAwareEviction,*"), null);
-        counts.add(m.name() + " " + (names.isEmpty() ? "no MBean"
-            : c.getAttribute(names.iterator().next(), "BackupOwnEvictions")));
-      } catch (Exception e) {
-        counts.add(m.name() + " unreadable (" + e + ")");
-      }
-    }
-    return String.join(", ", counts);
   }
 
   /**
