@@ -86,7 +86,8 @@ public final class GcAwareEvictionConfig {
       "hazelcast.map.eviction.backups.follow.owner", "false", "true, false",
       "true: under USED_HEAP_SIZE / USED_HEAP_PERCENTAGE a member evicts from the partitions it"
           + " owns and sends the evicted keys to their backups, so owner and backups hold the same"
-          + " entries and a member crash loses no entry the map still held. false: every replica"
+          + " entries and a member crash loses no entry the map still held; a member never evicts"
+          + " backups itself, so give members equal heaps and limits. false: every replica"
           + " evicts its own choice, as upstream does (better LRU accuracy, replicas differ).");
   public static final Setting ENTRY_OVERHEAD = add("hazelcast.map.eviction.entry.overhead",
       "auto", "auto, or a number of bytes from 0 to 4096",

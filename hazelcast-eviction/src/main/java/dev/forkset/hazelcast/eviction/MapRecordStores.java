@@ -22,14 +22,16 @@ import java.util.List;
  * </ol>
  */
 final class MapRecordStores {
-  private static final long OWNED_RATIO_MILLIS = 1000;
+  private static final long OWNED_RATIO_NANOS = 1_000_000_000L;
 
   private final String mapName;
   private final NodeEngine nodeEngine;
   private final IPartitionService partitionService;
   private final PartitionThreads threads;
-  private volatile double ownedRatio = 1;
+  private volatile double ownedRatio;
   private volatile long ownedRatioAt;
+  private volatile long ownedRatioStamp;
+  private volatile boolean ownedRatioValid;
 
   MapRecordStores(String mapName, NodeEngine nodeEngine, IPartitionService partitionService,
       PartitionThreads threads) {
@@ -96,12 +98,18 @@ final class MapRecordStores {
   }
 
   /**
-   * The share of {@code used} in partitions this member owns, measured at most once a second
-   * (it visits every partition).
+   * The share of {@code used} in partitions this member owns. Measuring it visits every
+   * partition, so it is measured again only after a second, after the partition table changed
+   * (a promotion or migration changes what is owned at once), after
+   * {@link #refreshOwnedRatio}, or while it is 0: a member that owned nothing at the last
+   * measurement may have been written to since, and a ratio of 0 turns eviction and
+   * back-pressure off.
    */
   double ownedRatio(long used, SampledDomain.Partitions partitions) {
-    long now = System.currentTimeMillis();
-    if (now - ownedRatioAt > OWNED_RATIO_MILLIS) {
+    long now = System.nanoTime();
+    long stamp = partitionService.getPartitionStateStamp();
+    if (!ownedRatioValid || ownedRatio == 0 || stamp != ownedRatioStamp
+        || now - ownedRatioAt > OWNED_RATIO_NANOS) {
       MapServiceContext context = context();
       long owned = 0;
       for (int pid = 0; pid < threads.partitionCount(); pid++) {
@@ -112,8 +120,15 @@ final class MapRecordStores {
       }
       ownedRatio = owned <= 0 ? 0 : used <= 0 ? 1 : Math.min(1, (double) owned / used);
       ownedRatioAt = now;
+      ownedRatioStamp = stamp;
+      ownedRatioValid = true;
     }
     return ownedRatio;
+  }
+
+  /** Makes the next {@link #ownedRatio} measure again (after a pass evicted owned entries). */
+  void refreshOwnedRatio() {
+    ownedRatioValid = false;
   }
 
   private MapServiceContext context() {

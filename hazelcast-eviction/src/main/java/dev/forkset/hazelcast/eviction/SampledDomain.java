@@ -46,7 +46,7 @@ import java.util.function.Supplier;
  *       nothing, and its pass hands the overshoot to the threads that do (in
  *       {@link SizeProportionalEvictor}). Sampling backups there when nothing was owned let a
  *       member evict backup entries their owner kept, and the loss of that owner then lost the
- *       keys without an EVICTED event (OwnerLossKeepsBackupsTest).</li>
+ *       keys without an EVICTED event (OwnerModeBackupsTest).</li>
  * </ol>
  */
 final class SampledDomain {

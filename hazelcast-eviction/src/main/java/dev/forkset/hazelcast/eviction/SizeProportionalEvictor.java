@@ -232,8 +232,11 @@ public final class SizeProportionalEvictor implements Evictor {
     if (!heapPolicy) {
       return;
     }
-    admission.admit(estimatorOf(store), key -> store.getRecord(key), keys, values,
-        () -> heapPass(store, null, true));
+    admission.admit(estimatorOf(store), key -> store.getRecord(key), keys, values, () -> {
+      heapPass(store, null, true);
+      // Admission reads the owned share again: the ratio must not count what this pass evicted.
+      stores.refreshOwnedRatio();
+    });
   }
 
   /** The size check of a value a single-key entry processor computed, before it is stored. */
@@ -305,7 +308,9 @@ public final class SizeProportionalEvictor implements Evictor {
       HeapState state = heapStates.get();
       pool = state.pool;
       domain = state.domain;
-    } else if (store != null) {
+    } else if (store != null && (!ownerMode || partitions.isOwned(store.getPartitionId()))) {
+      // Not a partition thread: the write's own record store (with backups following their
+      // owner, only an owned one).
       pool = new EvictionPool<>(config.poolSize);
       domain = SampledDomain.of(SampledDomain.of(store, partitionService), partitions);
     } else {
