@@ -18,7 +18,9 @@ import java.util.List;
  *       has one shape on Hazelcast 5.3 and 5.5+ (unlike {@code PartitionContainer}, a class on 5.3
  *       and an interface on 5.5+), and never created here.</li>
  *   <li>Summing visits every partition: done only where the running total cannot serve
- *       (see {@link MapFootprint}) and for the owned share, at most once a second.</li>
+ *       (see {@link MapFootprint}) and for the owned share (see {@link #ownedRatio}: a member that
+ *       owns no entry of the map while over its limit sums on every pass, until it owns
+ *       one).</li>
  * </ol>
  */
 final class MapRecordStores {
