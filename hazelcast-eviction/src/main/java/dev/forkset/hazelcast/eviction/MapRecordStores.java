@@ -18,9 +18,8 @@ import java.util.List;
  *       has one shape on Hazelcast 5.3 and 5.5+ (unlike {@code PartitionContainer}, a class on 5.3
  *       and an interface on 5.5+), and never created here.</li>
  *   <li>Summing visits every partition: done only where the running total cannot serve
- *       (see {@link MapFootprint}) and for the owned share (see {@link #ownedRatio}: a member that
- *       owns no entry of the map while over its limit sums on every pass, until it owns
- *       one).</li>
+ *       (see {@link MapFootprint}) and for the owned share, at most once a second unless what
+ *       this member owns may have changed (see {@link #ownedRatio}).</li>
  * </ol>
  */
 final class MapRecordStores {
@@ -102,15 +101,14 @@ final class MapRecordStores {
   /**
    * The share of {@code used} in partitions this member owns. Measuring it visits every
    * partition, so it is measured again only after a second, after the partition table changed
-   * (a promotion or migration changes what is owned at once), after
-   * {@link #refreshOwnedRatio}, or while it is 0: a member that owned nothing at the last
-   * measurement may have been written to since, and a ratio of 0 turns eviction and
-   * back-pressure off.
+   * (a promotion or migration changes what is owned at once), or after
+   * {@link #refreshOwnedRatio} or {@link #ownedWrite}. A ratio of 0 turns eviction and
+   * back-pressure off, and only a write to an owned partition or a change of the table ends it.
    */
   double ownedRatio(long used, SampledDomain.Partitions partitions) {
     long now = System.nanoTime();
     long stamp = partitionService.getPartitionStateStamp();
-    if (!ownedRatioValid || ownedRatio == 0 || stamp != ownedRatioStamp
+    if (!ownedRatioValid || stamp != ownedRatioStamp
         || now - ownedRatioAt > OWNED_RATIO_NANOS) {
       MapServiceContext context = context();
       long owned = 0;
@@ -131,6 +129,17 @@ final class MapRecordStores {
   /** Makes the next {@link #ownedRatio} measure again (after a pass evicted owned entries). */
   void refreshOwnedRatio() {
     ownedRatioValid = false;
+  }
+
+  /**
+   * A write reached a partition this member owns: a ratio of 0 is measured again. Backup writes
+   * leave it cached, so a member over its limit by backups alone does not visit every partition
+   * on each of them.
+   */
+  void ownedWrite() {
+    if (ownedRatio == 0) {
+      ownedRatioValid = false;
+    }
   }
 
   private MapServiceContext context() {

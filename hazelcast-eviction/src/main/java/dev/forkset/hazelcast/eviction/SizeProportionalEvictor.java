@@ -232,10 +232,15 @@ public final class SizeProportionalEvictor implements Evictor {
     if (!heapPolicy) {
       return;
     }
+    if (ownerMode) {
+      stores.ownedWrite(); // admission runs on the owner only
+    }
     admission.admit(estimatorOf(store), key -> store.getRecord(key), keys, values, () -> {
       heapPass(store, null, true);
-      // Admission reads the owned share again: the ratio must not count what this pass evicted.
-      stores.refreshOwnedRatio();
+      if (ownerMode) {
+        // Admission reads the owned share again: the ratio must not count what this pass evicted.
+        stores.refreshOwnedRatio();
+      }
     });
   }
 
@@ -295,6 +300,9 @@ public final class SizeProportionalEvictor implements Evictor {
    * share of it) from the thread's domain, and hands what it cannot free to the other threads.
    */
   private void heapPass(RecordStore<?> store, Data excludedKey, boolean handOver) {
+    if (ownerMode && store != null && partitions.isOwned(store.getPartitionId())) {
+      stores.ownedWrite();
+    }
     long used = footprint.used();
     long toFree = overshootToFree(used);
     if (toFree <= 0) {
