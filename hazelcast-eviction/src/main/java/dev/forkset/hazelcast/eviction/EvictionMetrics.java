@@ -20,6 +20,8 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder deferred = new LongAdder();
   /** Batches of owner-evicted keys sent to backups (one per partition and pass). */
   final LongAdder backupBatches = new LongAdder();
+  /** Entries evicted first because alone they exceed their map's per-member limit. */
+  final LongAdder oversizedEvictions = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
   private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
@@ -93,6 +95,12 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   @Override
   public long getBackupEvictionBatches() {
     return backupBatches.sum();
+  }
+
+  @Probe(name = "oversizedEvictions")
+  @Override
+  public long getOversizedEvictions() {
+    return oversizedEvictions.sum();
   }
 
   /** Ordinal of {@link GcFootprintModel.Kind}: 0 g1, 1 zgc, 2 zgc-generational, 3 shenandoah, 4 parallel, 5 serial, 6 conservative. */

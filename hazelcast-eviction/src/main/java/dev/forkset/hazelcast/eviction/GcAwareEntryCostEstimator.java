@@ -23,6 +23,11 @@ import com.hazelcast.map.impl.record.Record;
  *       {@link MapFootprint} (when the map has the module's evictor), and {@link #reset} gives
  *       the whole estimate back, so the footprint stays the sum of the record stores' estimates
  *       through clear, destroy and migration.</li>
+ *   <li>The storage asks for an entry's cost when it adds or removes the entry, and for a value's
+ *       cost around a value update. An answer above the map's limit (half of it for a value,
+ *       whose key is not known there) tells the evictor's {@link OversizedEntries} that the
+ *       record store may hold an oversized entry; a removal's answer is a false alarm that costs
+ *       one check of the partition.</li>
  * </ol>
  */
 public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data, Record> {
@@ -30,6 +35,9 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   private final int entryOverhead;
   private final boolean cachedValues;
   private final MapFootprint footprint;
+  /** Entries costing more are oversized: {@link #onOversized} hears of them (note 3). */
+  private final long oversizedAbove;
+  private final Runnable onOversized;
   private final long heapDataObject;
   private volatile long estimate;
 
@@ -39,6 +47,17 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
       MapFootprint footprint) {
+    this(model, entryOverhead, cachedValues, footprint, Long.MAX_VALUE, null);
+  }
+
+  /**
+   * An estimator of one record store of a map with the module's evictor: {@code onOversized}
+   * runs when an entry of more than {@code limit} may have been stored (note 3).
+   */
+  GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
+      MapFootprint footprint, long limit, Runnable onOversized) {
+    this.oversizedAbove = onOversized == null ? Long.MAX_VALUE : limit;
+    this.onOversized = onOversized;
     this.model = model;
     this.entryOverhead = entryOverhead;
     this.cachedValues = cachedValues;
@@ -114,11 +133,25 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   @Override
   public long calculateValueCost(Record record) {
-    return recordCost(record);
+    long cost = recordCost(record);
+    // A value update: the key's cost is not known here, so half the limit stands in for it.
+    if (entryOverhead + cost > oversizedAbove / 2) {
+      onOversized.run();
+    }
+    return cost;
   }
 
   @Override
   public long calculateEntryCost(Data key, Record record) {
+    long cost = entryOverhead + dataCost(key) + recordCost(record);
+    if (cost > oversizedAbove) {
+      onOversized.run();
+    }
+    return cost;
+  }
+
+  /** {@link #calculateEntryCost} without telling anyone of an oversized entry. */
+  long entryCostQuietly(Data key, Record<?> record) {
     return entryOverhead + dataCost(key) + recordCost(record);
   }
 

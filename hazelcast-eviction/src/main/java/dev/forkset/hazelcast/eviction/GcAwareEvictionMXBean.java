@@ -32,6 +32,13 @@ public interface GcAwareEvictionMXBean {
   /** Batches of owner-evicted keys sent to backup replicas (one per partition and pass). */
   long getBackupEvictionBatches();
 
+  /**
+   * Entries evicted before any other because alone they exceed their map's per-member limit
+   * (they got in without admission: a load, a transaction's commit, an entry processor on many
+   * keys, an interceptor, a backup on a member that models them larger).
+   */
+  long getOversizedEvictions();
+
   /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
   long mapCost(String mapName);
 

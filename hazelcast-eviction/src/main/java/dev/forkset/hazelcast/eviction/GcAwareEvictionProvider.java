@@ -135,7 +135,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       return null;
     }
     if (evictor instanceof SizeProportionalEvictor) {
-      return ((SizeProportionalEvictor) evictor).newEstimator(model, entryOverhead);
+      return ((SizeProportionalEvictor) evictor).newEstimator(model, entryOverhead,
+          recordStore.getPartitionId());
     }
     return new GcAwareEntryCostEstimator(model, entryOverhead,
         SizeProportionalEvictor.countsCachedValues(mapConfig), null);

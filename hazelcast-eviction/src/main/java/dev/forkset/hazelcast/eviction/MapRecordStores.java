@@ -58,6 +58,11 @@ final class MapRecordStores {
     return sources;
   }
 
+  /** The map's record store of partition {@code partitionId}, or null if it has none here. */
+  RecordStore<?> of(int partitionId) {
+    return context().getExistingRecordStore(partitionId, mapName);
+  }
+
   /**
    * The modelled cost of the map's record stores of partition thread {@code thread}; with
    * {@code ownedOnly}, of those in partitions this member owns.

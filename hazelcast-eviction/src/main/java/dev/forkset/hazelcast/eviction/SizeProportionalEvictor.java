@@ -66,6 +66,13 @@ import java.util.Random;
  *       share: the rest is its backups, which their owners free, and refusing writes until they
  *       do could stall this member's writes for as long as those owners stay under their own
  *       limits.</li>
+ *   <li>An entry whose cost alone exceeds the limit, however it got in, is evicted before
+ *       anything else by the next pass on its partition's thread ({@link OversizedEntries}), the
+ *       write's own entry included: no eviction of other entries could bring the map under its
+ *       limit around it, and a pass aiming at the limit would empty the map. A backup replica's
+ *       copy goes too, quietly, even when backups follow their owner: the member cannot hold
+ *       it, and the owner keeps its own. This is the one backup entry a member evicts on its
+ *       own account in owner mode.</li>
  * </ol>
  */
 public final class SizeProportionalEvictor implements Evictor {
@@ -99,6 +106,7 @@ public final class SizeProportionalEvictor implements Evictor {
   private final Admission admission;
   private final MapRecordStores stores;
   private final CandidateEviction eviction;
+  private final OversizedEntries oversized;
 
   /** A partition thread's pool and domain under a heap policy. */
   private static final class HeapState {
@@ -155,6 +163,7 @@ public final class SizeProportionalEvictor implements Evictor {
     this.partitions = SampledDomain.of(partitionService);
     this.stores = new MapRecordStores(mapName, nodeEngine, partitionService, threads);
     this.eviction = new CandidateEviction(partitionService, footprint, metrics);
+    this.oversized = new OversizedEntries(threads);
     this.heapStates = threads.perThread(t -> new HeapState(new EvictionPool<>(config.poolSize),
         new SampledDomain(() -> stores.ofThread(t), partitions, ownerMode, System::nanoTime,
             new Random())));
@@ -187,9 +196,18 @@ public final class SizeProportionalEvictor implements Evictor {
     }
   }
 
-  /** The cost estimator of one of this map's record stores, adding to its footprint. */
-  GcAwareEntryCostEstimator newEstimator(GcFootprintModel model, int entryOverhead) {
-    return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint);
+  /**
+   * The cost estimator of this map's record store of partition {@code partitionId}, adding to its
+   * footprint and, under a heap policy, telling {@link OversizedEntries} of entries that may
+   * exceed the limit.
+   */
+  GcAwareEntryCostEstimator newEstimator(GcFootprintModel model, int entryOverhead,
+      int partitionId) {
+    if (!heapPolicy || partitionId < 0 || partitionId >= threads.partitionCount()) {
+      return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint);
+    }
+    return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint, limit,
+        () -> oversized.mark(partitionId));
   }
 
   MapFootprint footprint() {
@@ -308,8 +326,15 @@ public final class SizeProportionalEvictor implements Evictor {
     if (toFree <= 0) {
       return;
     }
-    long target = used - toFree;
     int thread = threads.current();
+    if (thread >= 0 && evictOversized(thread)) {
+      used = footprint.used();
+      toFree = overshootToFree(used);
+      if (toFree <= 0) {
+        return;
+      }
+    }
+    long target = used - toFree;
     EvictionPool<Candidate> pool;
     SampledDomain domain;
     if (thread >= 0) {
@@ -360,6 +385,51 @@ public final class SizeProportionalEvictor implements Evictor {
       return 0;
     }
     return ownerMode ? stores.ownedShare(used - limit, used, partitions) : used - limit;
+  }
+
+  /**
+   * Evicts the entries of partition thread {@code thread}'s marked partitions whose cost alone
+   * exceeds the limit (note 7); true if any went. The entry the write just stored is no
+   * exception: the map could not keep it beside anything else.
+   */
+  private boolean evictOversized(int thread) {
+    List<Integer> marked = oversized.take(thread);
+    if (marked.isEmpty()) {
+      return false;
+    }
+    boolean any = false;
+    BackupEvictions backups = ownerMode
+        ? new BackupEvictions(mapName, totalBackups, this::sendToBackup) : null;
+    try {
+      for (int pid : marked) {
+        RecordStore<?> store = stores.of(pid);
+        GcAwareEntryCostEstimator costs = store == null ? null : estimatorOf(store);
+        if (costs == null) {
+          continue;
+        }
+        List<Candidate> heavy = new ArrayList<>(1);
+        for (java.util.Iterator<? extends java.util.Map.Entry<Data, ? extends Record<?>>> it =
+            store.getStorage().mutationTolerantIterator(); it.hasNext(); ) {
+          java.util.Map.Entry<Data, ? extends Record<?>> e = it.next();
+          if (costs.entryCostQuietly(e.getKey(), e.getValue()) > limit) {
+            heavy.add(new Candidate(store, pid, e.getKey(), e.getValue(), null, false));
+          }
+        }
+        for (Candidate c : heavy) {
+          // A backup copy is evicted without the owner-mode batch (see note 7).
+          BackupEvictions owned = partitions.isOwned(c.partitionId) ? backups : null;
+          if (eviction.evict(c, null, NO_TARGET, owned) >= 0) {
+            metrics.oversizedEvictions.increment();
+            any = true;
+          }
+        }
+      }
+    } finally {
+      if (backups != null) {
+        metrics.backupBatches.add(backups.send());
+      }
+    }
+    return any;
   }
 
   /**
