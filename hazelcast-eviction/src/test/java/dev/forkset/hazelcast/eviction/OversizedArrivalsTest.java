@@ -13,7 +13,9 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.map.MapStoreAdapter;
+import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
+import com.hazelcast.transaction.TransactionContext;
 import java.util.Collections;
 import org.junit.After;
 import org.junit.Test;
@@ -21,14 +23,15 @@ import org.junit.Test;
 /**
  * An entry whose cost alone exceeds the map's per-member limit but that got in without admission
  * (a load, {@code reject.oversized=false}, an entry processor on many keys, an interceptor that
- * grows the value) is the entry that goes: the rest of the map stays. Limit 10 MB on a G1 model
- * with 1 MB regions; 2000 entries of 1 KB (about 2.3 MB), then one of 11 MB.
+ * grows the value, a backup or a transaction's commit on a member that models it larger) is the
+ * entry that goes: the rest of the map stays. One member: limit 10 MB on a G1 model with 1 MB
+ * regions; 2000 entries of 1 KB (about 2.3 MB), then one of 11 MB.
  */
 public class OversizedArrivalsTest {
   private static final int OVERSIZED = 11 << 20;
   private static final long LIMIT = 10L << 20;
   private static final int SMALL = 2000;
-  private final TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory(1);
+  private final TestHazelcastInstanceFactory factory = new TestHazelcastInstanceFactory(2);
 
   @After
   public void shutdown() {
@@ -143,6 +146,68 @@ public class OversizedArrivalsTest {
     bytes.executeOnKeys(Collections.<Object>singleton("big"),
         new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<Object>(OVERSIZED));
     assertOnlyTheOversizedEntryWent(member, map);
+  }
+
+  /**
+   * Two members that model the map's entries differently (G1 regions of 1 MB and 8 MB; limit
+   * 12 MB): an 8 MB value costs 9 MB on the first and 16 MB, two whole regions, on the second.
+   */
+  private static Config unequal(String regionSize, int backups) {
+    Config config = TestMembers.withoutTimeCap(TestMembers.config(regionSize, 2));
+    // A put returns once its backup is acknowledged (the timeout is far above a loaded box's).
+    config.setProperty("hazelcast.operation.fail.on.indeterminate.state", "true");
+    config.setProperty("hazelcast.operation.backup.timeout.millis", "60000");
+    TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, 12, EvictionPolicy.LRU, backups);
+    return config;
+  }
+
+  /** The small entries still in the map, cluster-wide, once every member's passes ended. */
+  private static int smallEntriesLeft(IMap<Object, Object> map, HazelcastInstance... members)
+      throws InterruptedException {
+    TestMembers.drainPartitionThreads(members);
+    java.util.Set<Object> keys = map.keySet();
+    int small = 0;
+    for (int i = 0; i < SMALL; i++) {
+      small += keys.contains(i) ? 1 : 0;
+    }
+    return small;
+  }
+
+  @Test
+  public void backup_onAMemberThatModelsItOversized_evictsThatCopyOnly() throws Exception {
+    HazelcastInstance owner = factory.newHazelcastInstance(unequal("1m", 1));
+    HazelcastInstance replica = factory.newHazelcastInstance(unequal("8m", 1));
+    HazelcastTestSupport.waitAllForSafeState(owner, replica);
+    IMap<Object, Object> map = filled(owner);
+    String key = HazelcastTestSupport.generateKeyOwnedBy(owner);
+    map.set(key, new byte[8 << 20]);
+    int small = smallEntriesLeft(map, owner, replica);
+    assertTrue("small entries left: " + small + " of " + SMALL + " (evictions on the 8m member "
+        + TestMembers.metrics(replica).getEvictionCount() + ")", small >= SMALL * 99 / 100);
+    assertEquals("the owner keeps the entry it admitted", 8 << 20,
+        ((byte[]) map.get(key)).length);
+    assertTrue("8m member's cost " + TestMembers.cost(replica, "m"),
+        TestMembers.cost(replica, "m") <= 12L << 20);
+  }
+
+  @Test
+  public void transactionCommit_onAnOwnerThatModelsItOversized_evictsItAndKeepsTheOthers()
+      throws Exception {
+    HazelcastInstance runner = factory.newHazelcastInstance(unequal("1m", 0));
+    HazelcastInstance owner = factory.newHazelcastInstance(unequal("8m", 0));
+    HazelcastTestSupport.waitAllForSafeState(runner, owner);
+    IMap<Object, Object> map = filled(runner);
+    String key = HazelcastTestSupport.generateKeyOwnedBy(owner);
+    TransactionContext tx = runner.newTransactionContext();
+    tx.beginTransaction();
+    // 9 MB on the member that runs the transaction: within its limit, so not refused there
+    tx.getMap("m").set(key, new byte[8 << 20]);
+    tx.commitTransaction();
+    int small = smallEntriesLeft(map, runner, owner);
+    assertTrue("small entries left: " + small + " of " + SMALL + " (evictions on the owner "
+        + TestMembers.metrics(owner).getEvictionCount() + ")", small >= SMALL * 99 / 100);
+    assertTrue("owner's cost " + TestMembers.cost(owner, "m"),
+        TestMembers.cost(owner, "m") <= 12L << 20);
   }
 
   @Test
