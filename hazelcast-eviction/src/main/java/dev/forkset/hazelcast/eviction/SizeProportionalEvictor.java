@@ -6,6 +6,7 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.internal.partition.IPartition;
 import com.hazelcast.internal.partition.IPartitionService;
+import com.hazelcast.internal.nearcache.NearCache;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.impl.EntryCostEstimator;
 import com.hazelcast.map.impl.MapService;
@@ -73,6 +74,11 @@ import java.util.Random;
  *       copy goes too, quietly, even when backups follow their owner: the member cannot hold
  *       it, and the owner keeps its own. This is the one backup entry a member evicts on its
  *       own account in owner mode.</li>
+ *   <li>The map's near cache on this member counts against the limit as stock
+ *       {@code EvictionChecker} counts it: a pass brings the records down to what the near cache
+ *       leaves of the limit (the near cache itself shrinks as the evictions' invalidations
+ *       reach it). Back-pressure ({@link Admission}) looks at the records only: a writer cannot
+ *       hurry an invalidation.</li>
  * </ol>
  */
 public final class SizeProportionalEvictor implements Evictor {
@@ -107,6 +113,7 @@ public final class SizeProportionalEvictor implements Evictor {
   private final MapRecordStores stores;
   private final CandidateEviction eviction;
   private final OversizedEntries oversized;
+  private final boolean nearCache;
 
   /** A partition thread's pool and domain under a heap policy. */
   private static final class HeapState {
@@ -164,6 +171,7 @@ public final class SizeProportionalEvictor implements Evictor {
     this.stores = new MapRecordStores(mapName, nodeEngine, partitionService, threads);
     this.eviction = new CandidateEviction(partitionService, footprint, metrics);
     this.oversized = new OversizedEntries(threads);
+    this.nearCache = mapConfig.isNearCacheEnabled();
     this.heapStates = threads.perThread(t -> new HeapState(new EvictionPool<>(config.poolSize),
         new SampledDomain(() -> stores.ofThread(t), partitions, ownerMode, System::nanoTime,
             new Random())));
@@ -235,7 +243,7 @@ public final class SizeProportionalEvictor implements Evictor {
   public boolean checkEvictable(RecordStore recordStore) {
     if (heapPolicy) {
       watch(recordStore);
-      return recordStore.size() > 0 && footprint.used() > limit;
+      return recordStore.size() > 0 && footprint.used() + nearCacheCost() > limit;
     }
     return checker.checkEvictable(recordStore);
   }
@@ -321,15 +329,17 @@ public final class SizeProportionalEvictor implements Evictor {
     if (ownerMode && store != null && partitions.isOwned(store.getPartitionId())) {
       stores.ownedWrite();
     }
+    // The records may use what the near cache leaves of the limit (note 8).
+    long recordLimit = Math.max(0, limit - nearCacheCost());
     long used = footprint.used();
-    long toFree = overshootToFree(used);
+    long toFree = overshootToFree(used, recordLimit);
     if (toFree <= 0) {
       return;
     }
     int thread = threads.current();
     if (thread >= 0 && evictOversized(thread)) {
       used = footprint.used();
-      toFree = overshootToFree(used);
+      toFree = overshootToFree(used, recordLimit);
       if (toFree <= 0) {
         return;
       }
@@ -375,16 +385,34 @@ public final class SizeProportionalEvictor implements Evictor {
     }
   }
 
-  /** The part of the map's overshoot this member frees (note 6 above). */
+  /**
+   * The part of the records' overshoot of the limit that this member frees (note 6 above), for
+   * back-pressure: the records only (note 8).
+   */
   private long overshootToFree() {
-    return overshootToFree(footprint.used());
+    return overshootToFree(footprint.used(), limit);
   }
 
-  private long overshootToFree(long used) {
-    if (used <= limit) {
+  /** The part of {@code used}'s overshoot of {@code recordLimit} this member frees. */
+  private long overshootToFree(long used, long recordLimit) {
+    if (used <= recordLimit) {
       return 0;
     }
-    return ownerMode ? stores.ownedShare(used - limit, used, partitions) : used - limit;
+    return ownerMode ? stores.ownedShare(used - recordLimit, used, partitions)
+        : used - recordLimit;
+  }
+
+  /**
+   * What the map's near cache on this member holds, as stock {@code EvictionChecker} counts it
+   * (Hazelcast's own estimate of its entries); 0 without one.
+   */
+  private long nearCacheCost() {
+    if (!nearCache) {
+      return 0;
+    }
+    NearCache<?, ?> cache = ((MapService) nodeEngine.getService(MapService.SERVICE_NAME))
+        .getMapServiceContext().getMapNearCacheManager().getNearCache(mapName);
+    return cache == null ? 0 : cache.getNearCacheStats().getOwnedEntryMemoryCost();
   }
 
   /**
