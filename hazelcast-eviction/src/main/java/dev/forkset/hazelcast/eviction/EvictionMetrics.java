@@ -22,6 +22,8 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder backupBatches = new LongAdder();
   /** Entries evicted first because alone they exceed their map's per-member limit. */
   final LongAdder oversizedEvictions = new LongAdder();
+  /** Maps whose heap limit is checked by summing their partitions (stock's way). */
+  final LongAdder summedMaps = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
   private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
@@ -101,6 +103,12 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   @Override
   public long getOversizedEvictions() {
     return oversizedEvictions.sum();
+  }
+
+  @Probe(name = "summedMaps")
+  @Override
+  public long getSummedMaps() {
+    return summedMaps.sum();
   }
 
   /** Ordinal of {@link GcFootprintModel.Kind}: 0 g1, 1 zgc, 2 zgc-generational, 3 shenandoah, 4 parallel, 5 serial, 6 conservative. */

@@ -28,6 +28,9 @@ import com.hazelcast.map.impl.record.Record;
  *       whose key is not known there) tells the evictor's {@link OversizedEntries} that the
  *       record store may hold an oversized entry; a removal's answer is a false alarm that costs
  *       one check of the partition.</li>
+ *   <li>The footprint and the oversized-entry marks belong to the map, not to one evictor: an
+ *       evictor built for a config update ({@code MapContainer#initEvictor}) takes them over
+ *       from the record stores' estimators, which keep feeding them.</li>
  * </ol>
  */
 public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data, Record> {
@@ -35,9 +38,10 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   private final int entryOverhead;
   private final boolean cachedValues;
   private final MapFootprint footprint;
-  /** Entries costing more are oversized: {@link #onOversized} hears of them (note 3). */
+  /** Entries costing more are oversized: {@link #oversized} hears of them (note 3). */
   private final long oversizedAbove;
-  private final Runnable onOversized;
+  private final OversizedEntries oversized;
+  private final int partitionId;
   private final long heapDataObject;
   private volatile long estimate;
 
@@ -47,17 +51,19 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
       MapFootprint footprint) {
-    this(model, entryOverhead, cachedValues, footprint, Long.MAX_VALUE, null);
+    this(model, entryOverhead, cachedValues, footprint, Long.MAX_VALUE, null, -1);
   }
 
   /**
-   * An estimator of one record store of a map with the module's evictor: {@code onOversized}
-   * runs when an entry of more than {@code limit} may have been stored (note 3).
+   * An estimator of the record store of partition {@code partitionId} of a map with the module's
+   * evictor: {@code oversized} hears when an entry of more than {@code limit} may have been
+   * stored there (note 3).
    */
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
-      MapFootprint footprint, long limit, Runnable onOversized) {
-    this.oversizedAbove = onOversized == null ? Long.MAX_VALUE : limit;
-    this.onOversized = onOversized;
+      MapFootprint footprint, long limit, OversizedEntries oversized, int partitionId) {
+    this.oversizedAbove = oversized == null ? Long.MAX_VALUE : limit;
+    this.oversized = oversized;
+    this.partitionId = partitionId;
     this.model = model;
     this.entryOverhead = entryOverhead;
     this.cachedValues = cachedValues;
@@ -117,6 +123,16 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
     return this.footprint == footprint;
   }
 
+  /** The footprint this estimator keeps current, or null. */
+  MapFootprint footprint() {
+    return footprint;
+  }
+
+  /** Where this estimator reports oversized entries, or null. */
+  OversizedEntries oversized() {
+    return oversized;
+  }
+
   @Override
   public long getEstimate() {
     return estimate;
@@ -136,7 +152,7 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
     long cost = recordCost(record);
     // A value update: the key's cost is not known here, so half the limit stands in for it.
     if (entryOverhead + cost > oversizedAbove / 2) {
-      onOversized.run();
+      oversized.mark(partitionId);
     }
     return cost;
   }
@@ -145,7 +161,7 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   public long calculateEntryCost(Data key, Record record) {
     long cost = entryOverhead + dataCost(key) + recordCost(record);
     if (cost > oversizedAbove) {
-      onOversized.run();
+      oversized.mark(partitionId);
     }
     return cost;
   }

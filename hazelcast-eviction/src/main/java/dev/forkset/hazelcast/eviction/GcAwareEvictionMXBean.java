@@ -39,6 +39,13 @@ public interface GcAwareEvictionMXBean {
    */
   long getOversizedEvictions();
 
+  /**
+   * Maps whose heap limit is checked by summing every partition's estimate on each check, as
+   * stock does, because a record store's estimator does not keep the map's running total (an
+   * OBJECT-format map, an estimator set by hand).
+   */
+  long getSummedMaps();
+
   /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
   long mapCost(String mapName);
 

@@ -46,9 +46,16 @@ final class MapFootprint {
     return m == null ? used.sum() : m.getAsLong();
   }
 
-  /** From now on, {@link #used()} is what {@code sum} returns (see the class comment). */
-  void measureBy(LongSupplier sum) {
+  /**
+   * From now on, {@link #used()} is what {@code sum} returns (see the class comment); true for
+   * the call that made the switch.
+   */
+  synchronized boolean measureBy(LongSupplier sum) {
+    if (measure != null) {
+      return false;
+    }
     measure = sum;
+    return true;
   }
 
   boolean isMeasured() {

@@ -64,6 +64,22 @@ final class MapRecordStores {
   }
 
   /**
+   * The module's estimator of one of the map's existing record stores, or null when none has
+   * one: what an evictor built for a config update takes the map's running total from.
+   */
+  GcAwareEntryCostEstimator anyEstimator() {
+    MapServiceContext context = context();
+    for (int pid = 0; pid < threads.partitionCount(); pid++) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null && store.getStorage() != null
+          && store.getStorage().getEntryCostEstimator() instanceof GcAwareEntryCostEstimator) {
+        return (GcAwareEntryCostEstimator) store.getStorage().getEntryCostEstimator();
+      }
+    }
+    return null;
+  }
+
+  /**
    * The modelled cost of the map's record stores of partition thread {@code thread}; with
    * {@code ownedOnly}, of those in partitions this member owns.
    */

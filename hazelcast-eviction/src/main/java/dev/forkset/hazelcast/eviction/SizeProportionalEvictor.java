@@ -79,6 +79,14 @@ import java.util.Random;
  *       leaves of the limit (the near cache itself shrinks as the evictions' invalidations
  *       reach it). Back-pressure ({@link Admission}) looks at the records only: a writer cannot
  *       hurry an invalidation.</li>
+ *   <li>The running total and the oversized-entry marks are the map's: an evictor built for a
+ *       config update ({@code MapContainer#initEvictor}, from Management Center, REST or
+ *       {@code UpdateMapConfigOperation}) takes them over from the estimators of the record
+ *       stores that exist, which keep feeding them. A new evictor starting from zero made every
+ *       write after an update switch the map to summing its partitions for good, and
+ *       back-pressure read 0 until the first eviction. A switch to summing that remains (a record
+ *       store whose estimator is not the module's) is logged (INFO) once per map and counted in
+ *       the metric {@code summedMaps}.</li>
  * </ol>
  */
 public final class SizeProportionalEvictor implements Evictor {
@@ -101,7 +109,7 @@ public final class SizeProportionalEvictor implements Evictor {
   private final EvictionPolicyComparator policy;
   private final boolean ownerMode;
   private final int totalBackups;
-  private final MapFootprint footprint = new MapFootprint();
+  private final MapFootprint footprint;
   private final CandidateOrder order;
   private final PartitionThreads threads;
   private final SampledDomain.Partitions partitions;
@@ -169,8 +177,13 @@ public final class SizeProportionalEvictor implements Evictor {
     this.threads = PartitionThreads.ofMember(threadCount, partitionService.getPartitionCount());
     this.partitions = SampledDomain.of(partitionService);
     this.stores = new MapRecordStores(mapName, nodeEngine, partitionService, threads);
+    // A config update builds a new evictor for a map whose record stores exist (note 11).
+    GcAwareEntryCostEstimator earlier = stores.anyEstimator();
+    this.footprint = earlier != null && earlier.footprint() != null ? earlier.footprint()
+        : new MapFootprint();
+    this.oversized = earlier != null && earlier.oversized() != null ? earlier.oversized()
+        : new OversizedEntries(threads);
     this.eviction = new CandidateEviction(partitionService, footprint, metrics);
-    this.oversized = new OversizedEntries(threads);
     this.nearCache = mapConfig.isNearCacheEnabled();
     this.heapStates = threads.perThread(t -> new HeapState(new EvictionPool<>(config.poolSize),
         new SampledDomain(() -> stores.ofThread(t), partitions, ownerMode, System::nanoTime,
@@ -215,7 +228,7 @@ public final class SizeProportionalEvictor implements Evictor {
       return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint);
     }
     return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint, limit,
-        () -> oversized.mark(partitionId));
+        oversized, partitionId);
   }
 
   MapFootprint footprint() {
@@ -307,8 +320,14 @@ public final class SizeProportionalEvictor implements Evictor {
     }
     EntryCostEstimator<?, ?> estimator = store.getStorage().getEntryCostEstimator();
     if (!(estimator instanceof GcAwareEntryCostEstimator
-        && ((GcAwareEntryCostEstimator) estimator).feeds(footprint))) {
-      footprint.measureBy(stores::sumOfCosts);
+        && ((GcAwareEntryCostEstimator) estimator).feeds(footprint))
+        && footprint.measureBy(stores::sumOfCosts)) {
+      metrics.summedMaps.increment();
+      nodeEngine.getLogger(SizeProportionalEvictor.class).info("Map '" + mapName + "': a"
+          + " record store's entry cost estimator (" + (estimator == null ? "none"
+          : estimator.getClass().getName()) + ") does not keep the map's running total, so its"
+          + " heap limit is checked from here on by summing every partition's estimate, as"
+          + " stock Hazelcast does (O(partitions) per write). Metric summedMaps counts such maps.");
     }
   }
 
