@@ -68,7 +68,12 @@ final class MapRecordStores {
    * one: what an evictor built for a config update takes the map's running total from.
    */
   GcAwareEntryCostEstimator anyEstimator() {
-    MapServiceContext context = context();
+    // A member that shuts down makes map containers to deregister their listeners: no service.
+    MapService service = nodeEngine.getServiceOrNull(MapService.SERVICE_NAME);
+    if (service == null) {
+      return null;
+    }
+    MapServiceContext context = service.getMapServiceContext();
     for (int pid = 0; pid < threads.partitionCount(); pid++) {
       RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
       if (store != null && store.getStorage() != null
