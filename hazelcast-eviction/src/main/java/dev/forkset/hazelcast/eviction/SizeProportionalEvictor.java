@@ -59,7 +59,8 @@ import java.util.Random;
  *   <li>Pools and domains belong to one partition thread by construction
  *       ({@link PartitionThreads}); a caller that is not a partition thread gets its own.</li>
  *   <li>The entry the write just stored ({@code excludedKey}) is never evicted by that write's
- *       pass: its caller may already have its success.</li>
+ *       pass, unless it alone exceeds the limit (note 7): its caller may already have its
+ *       success.</li>
  *   <li>With {@code backups.follow.owner} a pass frees this member's owned share of the
  *       overshoot (overshoot x owned / used, the ratio refreshed every second) from the owned
  *       partitions only, and sends the evicted keys to the backups ({@link BackupEvictions}); a
@@ -177,7 +178,7 @@ public final class SizeProportionalEvictor implements Evictor {
     this.threads = PartitionThreads.ofMember(threadCount, partitionService.getPartitionCount());
     this.partitions = SampledDomain.of(partitionService);
     this.stores = new MapRecordStores(mapName, nodeEngine, partitionService, threads);
-    // A config update builds a new evictor for a map whose record stores exist (note 11).
+    // A config update builds a new evictor for a map whose record stores exist (note 9).
     GcAwareEntryCostEstimator earlier = stores.anyEstimator();
     this.footprint = earlier != null && earlier.footprint() != null ? earlier.footprint()
         : new MapFootprint();
