@@ -267,7 +267,11 @@ public final class SizeProportionalEvictor implements Evictor {
     // Like the built-in evictor: nothing.
   }
 
-  /** Admission of an owner write before it is stored; see {@link Admission}. */
+  /**
+   * Admission of an owner write before it is stored; see {@link Admission}. A single-key write
+   * is asked from inside the record store's put, which holds the key's current record: the
+   * catch-up pass never evicts that key.
+   */
   void beforeWrite(RecordStore<?> store, List<Data> keys, List<Data> values) {
     if (!heapPolicy) {
       return;
@@ -275,8 +279,9 @@ public final class SizeProportionalEvictor implements Evictor {
     if (ownerMode) {
       stores.ownedWrite(); // admission runs on the owner only
     }
+    Data written = keys.size() == 1 ? keys.get(0) : null;
     admission.admit(estimatorOf(store), key -> store.getRecord(key), keys, values, () -> {
-      heapPass(store, null, true);
+      heapPass(store, written, true);
       if (ownerMode) {
         // Admission reads the owned share again: the ratio must not count what this pass evicted.
         stores.refreshOwnedRatio();

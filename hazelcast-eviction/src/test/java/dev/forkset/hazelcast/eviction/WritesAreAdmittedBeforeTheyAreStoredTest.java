@@ -18,6 +18,7 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.map.MapStoreAdapter;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.operation.MergeOperation;
@@ -28,6 +29,9 @@ import com.hazelcast.spi.merge.SplitBrainMergeTypes.MapMergeTypes;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
 import com.hazelcast.transaction.TransactionContext;
 import com.hazelcast.transaction.TransactionalMap;
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -35,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.After;
 import org.junit.Test;
 
@@ -289,5 +294,129 @@ public class WritesAreAdmittedBeforeTheyAreStoredTest {
     assertEquals(1024, map.get("c").length);
     assertFalse("the refused key was stored", map.containsKey("b"));
     assertFalse("the refused key stayed locked", map.isLocked("b"));
+  }
+
+  /**
+   * A conditional write that stores nothing is answered as stock answers it, whatever its value:
+   * a putIfAbsent of a present key, a replace of an absent key or of a different value. On the
+   * partition thread and through an offloaded MapStore.
+   */
+  @Test
+  public void conditionalWrite_thatStoresNothing_isNeverRefused() {
+    conditionalWritesThatStoreNothing(false);
+  }
+
+  @Test
+  public void conditionalWrite_thatStoresNothing_isNeverRefused_withAnOffloadedMapStore() {
+    conditionalWritesThatStoreNothing(true);
+  }
+
+  private void conditionalWritesThatStoreNothing(boolean mapStore) {
+    IMap<String, byte[]> map = member(mapStore).getMap("m");
+    byte[] present = new byte[1024];
+    present[0] = 7;
+    map.put("k", present);
+    assertArrayEquals(present, map.putIfAbsent("k", new byte[OVERSIZED]));
+    assertNull(map.replace("absent", new byte[OVERSIZED]));
+    assertFalse(map.replace("k", new byte[16], new byte[OVERSIZED]));
+    assertArrayEquals(present, map.get("k"));
+    assertFalse(map.containsKey("absent"));
+    if (mapStore) {
+      assertEquals("writes the MapStore saw", Integer.valueOf(1), RecordingStore.STORED.get("k"));
+      assertNull(RecordingStore.STORED.get("absent"));
+    }
+  }
+
+  /** Turns a 1-byte value into an oversized one, and an oversized one into 1 KB. */
+  public static final class Resizing implements MapInterceptor {
+    @Override
+    public Object interceptGet(Object value) {
+      return value;
+    }
+
+    @Override
+    public void afterGet(Object value) {
+    }
+
+    @Override
+    public Object interceptPut(Object oldValue, Object newValue) {
+      int length = ((byte[]) newValue).length;
+      return length == 1 ? new byte[OVERSIZED] : length == OVERSIZED ? new byte[1024] : newValue;
+    }
+
+    @Override
+    public void afterPut(Object value) {
+    }
+
+    @Override
+    public Object interceptRemove(Object removedValue) {
+      return removedValue;
+    }
+
+    @Override
+    public void afterRemove(Object oldValue) {
+    }
+  }
+
+  /** What an interceptor returns is what is admitted, since it is what is stored. */
+  @Test
+  public void interceptedWrite_isAdmittedOnTheInterceptorsResult() {
+    interceptedWrites(false);
+  }
+
+  @Test
+  public void interceptedWrite_isAdmittedOnTheInterceptorsResult_withAnOffloadedMapStore() {
+    interceptedWrites(true);
+  }
+
+  private void interceptedWrites(boolean mapStore) {
+    IMap<String, byte[]> map = member(mapStore).getMap("m");
+    map.addInterceptor(new Resizing());
+    try {
+      map.put("grown", new byte[1]);
+      fail("an interceptor's oversized result was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    try {
+      map.executeOnKey("grown", new SetBytes<>(1));
+      fail("an interceptor's oversized result of an entry processor was stored");
+    } catch (RuntimeException e) {
+      assertOversized(e);
+    }
+    assertFalse(map.containsKey("grown"));
+    map.put("shrunk", new byte[OVERSIZED]);
+    assertEquals(1024, map.get("shrunk").length);
+  }
+
+  /** A value that counts how often it is serialized. */
+  public static final class Counted implements Serializable {
+    static final AtomicInteger WRITES = new AtomicInteger();
+    private final byte[] bytes = new byte[1024];
+
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      WRITES.incrementAndGet();
+      out.defaultWriteObject();
+    }
+  }
+
+  /** Sets the value of the entry it runs on to a new {@link Counted}. */
+  public static final class SetCounted implements EntryProcessor<String, Counted, Object> {
+    @Override
+    public Object process(Map.Entry<String, Counted> entry) {
+      entry.setValue(new Counted());
+      return null;
+    }
+  }
+
+  /** The value an entry processor computed is serialized once: the admission sees the stored form. */
+  @Test
+  public void entryProcessorResult_isSerializedOnce() {
+    HazelcastInstance member = member(false);
+    IMap<String, Counted> map = member.getMap("m");
+    Counted.WRITES.set(0);
+    map.executeOnKey("k", new SetCounted());
+    assertEquals("serializations of the computed value", 1, Counted.WRITES.get());
+    assertNotNull(map.get("k"));
   }
 }
