@@ -11,8 +11,6 @@ import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.MapContainer;
-import com.hazelcast.map.impl.MapService;
-import com.hazelcast.internal.management.operation.UpdateMapConfigOperation;
 import com.hazelcast.map.impl.eviction.Evictor;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
 import org.junit.After;
@@ -42,13 +40,8 @@ public class ConfigUpdateKeepsAccountingTest {
     return (SizeProportionalEvictor) e;
   }
 
-  /** Sends the operation Management Center and REST send: LRU, USED_HEAP_SIZE, {@code mb}. */
   private static void updateConfig(HazelcastInstance member, int mb) throws Exception {
-    UpdateMapConfigOperation op = new UpdateMapConfigOperation("u", 0, 0, mb,
-        MaxSizePolicy.USED_HEAP_SIZE.getId(), false, EvictionPolicy.LRU.getId(), false, null);
-    TestMembers.nodeEngine(member).getOperationService()
-        .invokeOnTarget(MapService.SERVICE_NAME, op,
-            TestMembers.nodeEngine(member).getThisAddress()).get();
+    TestMembers.updateMapConfig(member, "u", mb);
   }
 
   @Test
@@ -80,5 +73,69 @@ public class ConfigUpdateKeepsAccountingTest {
     assertEquals(TestMembers.cost(member, "u"), after.footprint().used());
     assertTrue("cost " + TestMembers.cost(member, "u") + " within the new 4 MB limit",
         TestMembers.cost(member, "u") <= 4 * MB);
+  }
+
+  /**
+   * A map without eviction gets a heap limit (Management Center's usual first change): its
+   * record stores' estimators fed no running total; the map sums its partitions while they are
+   * bound to it, then uses the total again.
+   */
+  @Test
+  public void initEvictor_onAMapWithoutEviction_bindsTheEstimatorsAndStopsSumming()
+      throws Exception {
+    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, 2));
+    TestMembers.map(config, "u", MaxSizePolicy.PER_NODE, Integer.MAX_VALUE, EvictionPolicy.NONE,
+        0);
+    HazelcastInstance member = factory.newHazelcastInstance(config);
+    IMap<Integer, byte[]> map = member.getMap("u");
+    for (int i = 0; i < 4000; i++) {
+      map.set(i, new byte[1024]);
+    }
+
+    updateConfig(member, 4);
+
+    for (int i = 4000; i < 4100; i++) {
+      map.set(i, new byte[1024]);
+    }
+    // the writes' passes, then the binding they asked every partition thread for
+    TestMembers.drainPartitionThreads(member);
+    SizeProportionalEvictor after = evictor(member);
+    assertFalse("the map still sums its partitions", after.footprint().isMeasured());
+    assertEquals(0, TestMembers.metrics(member).getSummedMaps());
+    assertEquals(TestMembers.cost(member, "u"), after.footprint().used());
+    for (int i = 4100; i < 4200; i++) {
+      map.set(i, new byte[1024]);
+    }
+    TestMembers.drainPartitionThreads(member);
+    assertEquals(TestMembers.cost(member, "u"), after.footprint().used());
+    assertTrue("cost " + TestMembers.cost(member, "u") + " within the new 4 MB limit",
+        TestMembers.cost(member, "u") <= 4 * MB);
+  }
+
+  /**
+   * An update that lowers the limit below an entry's cost: that entry is oversized from then on
+   * and is evicted first, not the entries around it.
+   */
+  @Test
+  public void initEvictor_thatLowersTheLimit_evictsTheEntryNowOversizedAndKeepsTheOthers()
+      throws Exception {
+    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, 2));
+    TestMembers.map(config, "u", MaxSizePolicy.USED_HEAP_SIZE, 10, EvictionPolicy.LRU, 0);
+    HazelcastInstance member = factory.newHazelcastInstance(config);
+    IMap<Object, byte[]> map = member.getMap("u");
+    for (int i = 0; i < 1000; i++) {
+      map.set(i, new byte[1024]);
+    }
+    map.set("big", new byte[5 << 20]);
+
+    updateConfig(member, 4);
+
+    map.set(1000, new byte[1024]);
+    TestMembers.drainPartitionThreads(member);
+    java.util.Set<Object> keys = map.localKeySet();
+    assertFalse("the entry over the new limit is still there", keys.contains("big"));
+    assertEquals("entries left besides it", 1001, keys.size());
+    assertEquals(1, TestMembers.metrics(member).getOversizedEvictions());
+    assertTrue("cost " + TestMembers.cost(member, "u"), TestMembers.cost(member, "u") <= 4 * MB);
   }
 }

@@ -86,4 +86,33 @@ public class NearCacheCountsTest {
     assertSameDecisionAsStock(MaxSizePolicy.USED_HEAP_PERCENTAGE, 1,
         Runtime.getRuntime().maxMemory() / 100);
   }
+
+  /**
+   * A near cache nearly as large as the limit: a pass evicts records down to half the limit, not
+   * to what the near cache leaves of it (2 MB here), where stock evicts one entry per write. The
+   * map is filled and read under a 20 MB limit, which a config update then lowers to 10 MB; one
+   * write's passes run before the near cache hears of their evictions.
+   */
+  @Test
+  public void pass_withANearCacheNearlyAsLargeAsTheLimit_keepsHalfTheLimitOfRecords()
+      throws Exception {
+    HazelcastInstance member = member(MaxSizePolicy.USED_HEAP_SIZE, 20);
+    IMap<Integer, byte[]> map = member.getMap("n");
+    long limit = 10L << 20;
+    int entries = 7000;
+    for (int i = 0; i < entries; i++) {
+      map.set(i, new byte[1024]);
+    }
+    for (int i = 0; i < entries; i++) {
+      map.get(i);
+    }
+    long nearCache = map.getLocalMapStats().getNearCacheStats().getOwnedEntryMemoryCost();
+    assertTrue("near cache " + nearCache + " B, over 60% of 10 MB", nearCache > limit * 6 / 10);
+    TestMembers.updateMapConfig(member, "n", 10);
+    map.set(entries, new byte[1024]);
+    TestMembers.drainPartitionThreads(member);
+    long records = TestMembers.cost(member, "n");
+    assertTrue("records " + records + " B, at least 45% of the limit (near cache " + nearCache
+        + " B)", records >= limit * 45 / 100);
+  }
 }

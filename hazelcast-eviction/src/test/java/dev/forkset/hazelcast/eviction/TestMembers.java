@@ -64,6 +64,19 @@ final class TestMembers {
     return m;
   }
 
+  /**
+   * Sends the map-config update Management Center and REST send ({@code UpdateMapConfigOperation},
+   * which gives the map a new evictor): LRU, USED_HEAP_SIZE, {@code mb}.
+   */
+  static void updateMapConfig(HazelcastInstance member, String map, int mb) throws Exception {
+    com.hazelcast.internal.management.operation.UpdateMapConfigOperation op =
+        new com.hazelcast.internal.management.operation.UpdateMapConfigOperation(map, 0, 0, mb,
+            MaxSizePolicy.USED_HEAP_SIZE.getId(), false, EvictionPolicy.LRU.getId(), false, null);
+    nodeEngine(member).getOperationService().invokeOnTarget(
+        com.hazelcast.map.impl.MapService.SERVICE_NAME, op, nodeEngine(member).getThisAddress())
+        .get();
+  }
+
   static NodeEngine nodeEngine(HazelcastInstance member) {
     return ((HazelcastInstanceProxy) member).getOriginal().node.getNodeEngine();
   }
