@@ -32,19 +32,28 @@ final class Continuations {
     this.pass = pass;
   }
 
+  /**
+   * Asks partition thread {@code thread} for a pass, unless one is waiting there already; true
+   * if this call asked.
+   */
+  boolean ask(int thread) {
+    if (thread < 0 || thread >= threads || !pending[thread].compareAndSet(false, true)) {
+      return false;
+    }
+    executor.execute(thread, () -> {
+      pending[thread].set(false);
+      pass.accept(thread);
+    });
+    return true;
+  }
+
   /** Asks every partition thread but {@code from} for a pass; returns how many were asked. */
   int handOver(int from) {
     int asked = 0;
     for (int t = 0; t < threads; t++) {
-      if (t == from || !pending[t].compareAndSet(false, true)) {
-        continue;
+      if (t != from && ask(t)) {
+        asked++;
       }
-      final int thread = t;
-      asked++;
-      executor.execute(thread, () -> {
-        pending[thread].set(false);
-        pass.accept(thread);
-      });
     }
     return asked;
   }

@@ -22,7 +22,7 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder backupBatches = new LongAdder();
   /** Entries evicted first because alone they exceed their map's per-member limit. */
   final LongAdder oversizedEvictions = new LongAdder();
-  /** Maps whose heap limit is checked by summing their partitions (stock's way). */
+  /** Maps whose heap limit is checked by summing their partitions now (stock's way). */
   final LongAdder summedMaps = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;

@@ -23,27 +23,30 @@ import com.hazelcast.map.impl.record.Record;
  *       {@link MapFootprint} (when the map has the module's evictor), and {@link #reset} gives
  *       the whole estimate back, so the footprint stays the sum of the record stores' estimates
  *       through clear, destroy and migration.</li>
- *   <li>The storage asks for an entry's cost when it adds or removes the entry, and for a value's
- *       cost around a value update. An answer above the map's limit (half of it for a value,
- *       whose key is not known there) tells the evictor's {@link OversizedEntries} that the
- *       record store may hold an oversized entry; a removal's answer is a false alarm that costs
- *       one check of the partition.</li>
+ *   <li>The storage asks for an entry's cost before it adds or removes the entry, and for a
+ *       value's cost around a value update, then adjusts the estimate by the answer. What is
+ *       added (a positive adjustment) goes to the map's {@link OversizedEntries}, as an entry or,
+ *       after a value's cost was asked, as a value whose key is not known; removals and the
+ *       evictor's own questions mark nothing.</li>
  *   <li>The footprint and the oversized-entry marks belong to the map, not to one evictor: an
  *       evictor built for a config update ({@code MapContainer#initEvictor}) takes them over
- *       from the record stores' estimators, which keep feeding them.</li>
+ *       from the record stores' estimators, which keep feeding them; an estimator that fed none
+ *       (made while the map had no eviction) is {@linkplain #bind bound} to them on its
+ *       partition thread.</li>
  * </ol>
  */
 public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data, Record> {
   private final GcFootprintModel model;
   private final int entryOverhead;
   private final boolean cachedValues;
-  private final MapFootprint footprint;
-  /** Entries costing more are oversized: {@link #oversized} hears of them (note 3). */
-  private final long oversizedAbove;
-  private final OversizedEntries oversized;
+  /** The map's running total and oversized-entry marks, or null (note 4). */
+  private volatile MapFootprint footprint;
+  private volatile OversizedEntries oversized;
   private final int partitionId;
   private final long heapDataObject;
   private volatile long estimate;
+  /** The last cost asked was a value's (note 3); partition-thread confined. */
+  private boolean valueAsked;
 
   public GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead) {
     this(model, entryOverhead, false, null);
@@ -51,17 +54,15 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
       MapFootprint footprint) {
-    this(model, entryOverhead, cachedValues, footprint, Long.MAX_VALUE, null, -1);
+    this(model, entryOverhead, cachedValues, footprint, null, -1);
   }
 
   /**
    * An estimator of the record store of partition {@code partitionId} of a map with the module's
-   * evictor: {@code oversized} hears when an entry of more than {@code limit} may have been
-   * stored there (note 3).
+   * evictor: {@code oversized} hears what is added there (note 3).
    */
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
-      MapFootprint footprint, long limit, OversizedEntries oversized, int partitionId) {
-    this.oversizedAbove = oversized == null ? Long.MAX_VALUE : limit;
+      MapFootprint footprint, OversizedEntries oversized, int partitionId) {
     this.oversized = oversized;
     this.partitionId = partitionId;
     this.model = model;
@@ -123,6 +124,29 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
     return this.footprint == footprint;
   }
 
+  /**
+   * From now on this estimator keeps {@code footprint} current and tells {@code oversized} what
+   * it adds; its estimate moves from the footprint it fed, if any. Only on the partition thread
+   * of its record store (note 2), for a store of partition {@code partitionId}.
+   */
+  void bind(MapFootprint footprint, OversizedEntries oversized) {
+    MapFootprint was = this.footprint;
+    if (was == footprint) {
+      return;
+    }
+    long now = estimate;
+    if (was != null) {
+      was.add(-now);
+    }
+    this.oversized = oversized;
+    this.footprint = footprint;
+    footprint.add(now);
+  }
+
+  int partitionId() {
+    return partitionId;
+  }
+
   /** The footprint this estimator keeps current, or null. */
   MapFootprint footprint() {
     return footprint;
@@ -142,31 +166,30 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   @SuppressWarnings("NonAtomicOperationOnVolatileField")
   public void adjustEstimateBy(long adjustment) {
     estimate += adjustment;
-    if (footprint != null) {
-      footprint.add(adjustment);
+    MapFootprint f = footprint;
+    if (f != null) {
+      f.add(adjustment);
+    }
+    OversizedEntries o = oversized;
+    if (adjustment > 0 && o != null && partitionId >= 0) {
+      // A value's entry holds at least the value and the entry's overhead (note 3).
+      o.added(partitionId, valueAsked ? entryOverhead + adjustment : adjustment, valueAsked);
     }
   }
 
   @Override
   public long calculateValueCost(Record record) {
-    long cost = recordCost(record);
-    // A value update: the key's cost is not known here, so half the limit stands in for it.
-    if (entryOverhead + cost > oversizedAbove / 2) {
-      oversized.mark(partitionId);
-    }
-    return cost;
+    valueAsked = true;
+    return recordCost(record);
   }
 
   @Override
   public long calculateEntryCost(Data key, Record record) {
-    long cost = entryOverhead + dataCost(key) + recordCost(record);
-    if (cost > oversizedAbove) {
-      oversized.mark(partitionId);
-    }
-    return cost;
+    valueAsked = false;
+    return entryCostQuietly(key, record);
   }
 
-  /** {@link #calculateEntryCost} without telling anyone of an oversized entry. */
+  /** {@link #calculateEntryCost} for a question that is not followed by an adjustment. */
   long entryCostQuietly(Data key, Record<?> record) {
     return entryOverhead + dataCost(key) + recordCost(record);
   }

@@ -138,8 +138,10 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       return ((SizeProportionalEvictor) evictor).newEstimator(model, entryOverhead,
           recordStore.getPartitionId());
     }
+    // No eviction (yet): an evictor a config update makes binds it to the map's total.
     return new GcAwareEntryCostEstimator(model, entryOverhead,
-        SizeProportionalEvictor.countsCachedValues(mapConfig), null);
+        SizeProportionalEvictor.countsCachedValues(mapConfig), null, null,
+        recordStore.getPartitionId());
   }
 
   @Override

@@ -27,7 +27,8 @@ import java.util.function.LongSupplier;
  *   <li>A record store whose estimator is not the map's own (an OBJECT map's, or one a test put
  *       in place with {@code DefaultRecordStore#setSizeEstimator}) adds nothing here. The evictor
  *       then switches the footprint to {@link #measureBy measuring} the record stores' sum on
- *       every read, as the built-in checker does, and the figure stays right.</li>
+ *       every read, as the built-in checker does, and the figure stays right; it switches back
+ *       once every estimator feeds the total again.</li>
  * </ol>
  */
 final class MapFootprint {
@@ -55,6 +56,18 @@ final class MapFootprint {
       return false;
     }
     measure = sum;
+    return true;
+  }
+
+  /**
+   * {@link #used()} is the running total again: every record store's estimator feeds it (see
+   * {@code SizeProportionalEvictor}, note 9); true for the call that made the switch.
+   */
+  synchronized boolean stopMeasuring() {
+    if (measure == null) {
+      return false;
+    }
+    measure = null;
     return true;
   }
 

@@ -64,8 +64,9 @@ final class MapRecordStores {
   }
 
   /**
-   * The module's estimator of one of the map's existing record stores, or null when none has
-   * one: what an evictor built for a config update takes the map's running total from.
+   * The module's estimator of one of the map's existing record stores that feeds a running
+   * total, or null when none does: what an evictor built for a config update takes the map's
+   * running total from.
    */
   GcAwareEntryCostEstimator anyEstimator() {
     // A member that shuts down makes map containers to deregister their listeners: no service.
@@ -75,13 +76,63 @@ final class MapRecordStores {
     }
     MapServiceContext context = service.getMapServiceContext();
     for (int pid = 0; pid < threads.partitionCount(); pid++) {
-      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
-      if (store != null && store.getStorage() != null
-          && store.getStorage().getEntryCostEstimator() instanceof GcAwareEntryCostEstimator) {
-        return (GcAwareEntryCostEstimator) store.getStorage().getEntryCostEstimator();
+      GcAwareEntryCostEstimator estimator = estimatorOf(context.getExistingRecordStore(pid, mapName));
+      if (estimator != null && estimator.footprint() != null) {
+        return estimator;
       }
     }
     return null;
+  }
+
+  /** The module's estimator of {@code store}, or null. */
+  private static GcAwareEntryCostEstimator estimatorOf(RecordStore<?> store) {
+    if (store == null || store.getStorage() == null) {
+      return null;
+    }
+    Object estimator = store.getStorage().getEntryCostEstimator();
+    return estimator instanceof GcAwareEntryCostEstimator
+        ? (GcAwareEntryCostEstimator) estimator : null;
+  }
+
+  /**
+   * Binds the module's estimators of the record stores partition thread {@code thread} serves to
+   * {@code footprint} and {@code oversized}; only on that thread.
+   */
+  void bindThread(int thread, MapFootprint footprint, OversizedEntries oversized) {
+    MapServiceContext context = context();
+    for (int pid = thread; pid < threads.partitionCount(); pid += threads.count()) {
+      GcAwareEntryCostEstimator estimator = estimatorOf(context.getExistingRecordStore(pid, mapName));
+      if (estimator != null) {
+        estimator.bind(footprint, oversized);
+      }
+    }
+  }
+
+  /** Whether some record store of the map has an estimator that is not the module's. */
+  boolean anyForeignEstimator() {
+    MapServiceContext context = context();
+    for (int pid = 0; pid < threads.partitionCount(); pid++) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null && store.getStorage() != null && estimatorOf(store) == null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether every record store of the map has the module's estimator feeding {@code footprint}. */
+  boolean allFeed(MapFootprint footprint) {
+    MapServiceContext context = context();
+    for (int pid = 0; pid < threads.partitionCount(); pid++) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null && store.getStorage() != null) {
+        GcAwareEntryCostEstimator estimator = estimatorOf(store);
+        if (estimator == null || !estimator.feeds(footprint)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**

@@ -58,9 +58,10 @@ import java.util.Random;
  *       the built-in evictor does. Both use a pool per partition.</li>
  *   <li>Pools and domains belong to one partition thread by construction
  *       ({@link PartitionThreads}); a caller that is not a partition thread gets its own.</li>
- *   <li>The entry the write just stored ({@code excludedKey}) is never evicted by that write's
- *       pass, unless it alone exceeds the limit (note 7): its caller may already have its
- *       success.</li>
+ *   <li>The entry the write just stored ({@code excludedKey}) is never evicted by a pass the
+ *       write runs (its own, admission's catch-up, a load's): its caller may already have its
+ *       success, and the record store may still hold its record. One that alone exceeds the
+ *       limit goes at a pass of its own right after the operation (note 7).</li>
  *   <li>With {@code backups.follow.owner} a pass frees this member's owned share of the
  *       overshoot (overshoot x owned / used, the ratio refreshed every second) from the owned
  *       partitions only, and sends the evicted keys to the backups ({@link BackupEvictions}); a
@@ -69,25 +70,34 @@ import java.util.Random;
  *       do could stall this member's writes for as long as those owners stay under their own
  *       limits.</li>
  *   <li>An entry whose cost alone exceeds the limit, however it got in, is evicted before
- *       anything else by the next pass on its partition's thread ({@link OversizedEntries}), the
- *       write's own entry included: no eviction of other entries could bring the map under its
- *       limit around it, and a pass aiming at the limit would empty the map. A backup replica's
- *       copy goes too, quietly, even when backups follow their owner: the member cannot hold
- *       it, and the owner keeps its own. This is the one backup entry a member evicts on its
- *       own account in owner mode.</li>
+ *       anything else by the next pass on its partition's thread ({@link OversizedEntries}): no
+ *       eviction of other entries could bring the map under its limit around it, and a pass
+ *       aiming at the limit would empty the map. No pass frees more because of such an entry:
+ *       every pass aims at the overshoot of the other entries, while the oversized ones wait for
+ *       their thread (which a pass elsewhere asks for a pass) or stay marked where they cannot
+ *       go now (the write's own entry, which gets a pass right after its operation; a locked
+ *       entry; a migrating partition). A backup replica's copy goes too, quietly, even when
+ *       backups follow their owner: the member cannot hold it, and the owner keeps its own.
+ *       This is the one backup entry a member evicts on its own account in owner mode, and a
+ *       member that owns nothing of the map still runs it.</li>
  *   <li>The map's near cache on this member counts against the limit as stock
  *       {@code EvictionChecker} counts it: a pass brings the records down to what the near cache
- *       leaves of the limit (the near cache itself shrinks as the evictions' invalidations
- *       reach it). Back-pressure ({@link Admission}) looks at the records only: a writer cannot
- *       hurry an invalidation.</li>
+ *       leaves of the limit, but never below half of it. A member's near cache holds other
+ *       members' entries (unless it caches local entries) and shrinks by its own eviction, not by
+ *       the records': one as large as the limit would otherwise empty the records, where stock
+ *       evicts one entry per write. Back-pressure ({@link Admission}) looks at the records
+ *       only: a writer cannot shrink a near cache.</li>
  *   <li>The running total and the oversized-entry marks are the map's: an evictor built for a
  *       config update ({@code MapContainer#initEvictor}, from Management Center, REST or
  *       {@code UpdateMapConfigOperation}) takes them over from the estimators of the record
- *       stores that exist, which keep feeding them. A new evictor starting from zero made every
+ *       stores that exist, which keep feeding them, and sets the oversized-entry limit (a lower
+ *       one has every partition checked once). A new evictor starting from zero made every
  *       write after an update switch the map to summing its partitions for good, and
- *       back-pressure read 0 until the first eviction. A switch to summing that remains (a record
- *       store whose estimator is not the module's) is logged (INFO) once per map and counted in
- *       the metric {@code summedMaps}.</li>
+ *       back-pressure read 0 until the first eviction. Estimators made while the map had no
+ *       eviction fed nothing: the map sums its partitions while each partition thread binds its
+ *       estimators to the running total, then switches back. The metric {@code summedMaps}
+ *       counts the maps that sum now; one stays summing only while a record store's estimator
+ *       is not the module's (an OBJECT-format map), which is logged (INFO) once per map.</li>
  * </ol>
  */
 public final class SizeProportionalEvictor implements Evictor {
@@ -184,6 +194,7 @@ public final class SizeProportionalEvictor implements Evictor {
         : new MapFootprint();
     this.oversized = earlier != null && earlier.oversized() != null ? earlier.oversized()
         : new OversizedEntries(threads);
+    oversized.limit(heapPolicy ? limit : Long.MAX_VALUE);
     this.eviction = new CandidateEviction(partitionService, footprint, metrics);
     this.nearCache = mapConfig.isNearCacheEnabled();
     this.heapStates = threads.perThread(t -> new HeapState(new EvictionPool<>(config.poolSize),
@@ -220,15 +231,15 @@ public final class SizeProportionalEvictor implements Evictor {
 
   /**
    * The cost estimator of this map's record store of partition {@code partitionId}, adding to its
-   * footprint and, under a heap policy, telling {@link OversizedEntries} of entries that may
-   * exceed the limit.
+   * footprint and telling {@link OversizedEntries} what it adds (which marks nothing without a
+   * heap policy).
    */
   GcAwareEntryCostEstimator newEstimator(GcFootprintModel model, int entryOverhead,
       int partitionId) {
-    if (!heapPolicy || partitionId < 0 || partitionId >= threads.partitionCount()) {
+    if (partitionId < 0 || partitionId >= threads.partitionCount()) {
       return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint);
     }
-    return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint, limit,
+    return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint,
         oversized, partitionId);
   }
 
@@ -318,22 +329,61 @@ public final class SizeProportionalEvictor implements Evictor {
 
   /**
    * Switches the footprint to measuring the record stores' sum when {@code store} has an
-   * estimator that does not keep it current (see {@link MapFootprint}).
+   * estimator that does not keep it current (see {@link MapFootprint}), and back once every
+   * estimator does (note 9).
    */
   private void watch(RecordStore<?> store) {
-    if (!heapPolicy || footprint.isMeasured()) {
+    if (!heapPolicy) {
       return;
     }
     EntryCostEstimator<?, ?> estimator = store.getStorage().getEntryCostEstimator();
-    if (!(estimator instanceof GcAwareEntryCostEstimator
-        && ((GcAwareEntryCostEstimator) estimator).feeds(footprint))
-        && footprint.measureBy(stores::sumOfCosts)) {
-      metrics.summedMaps.increment();
-      nodeEngine.getLogger(SizeProportionalEvictor.class).info("Map '" + mapName + "': a"
-          + " record store's entry cost estimator (" + (estimator == null ? "none"
-          : estimator.getClass().getName()) + ") does not keep the map's running total, so its"
-          + " heap limit is checked from here on by summing every partition's estimate, as"
-          + " stock Hazelcast does (O(partitions) per write). Metric summedMaps counts such maps.");
+    if (estimator instanceof GcAwareEntryCostEstimator
+        && ((GcAwareEntryCostEstimator) estimator).feeds(footprint)) {
+      return;
+    }
+    if (footprint.isMeasured() || !footprint.measureBy(stores::sumOfCosts)) {
+      return;
+    }
+    metrics.summedMaps.increment();
+    if (estimator instanceof GcAwareEntryCostEstimator) {
+      // Made while the map had no eviction: bound on its partition thread, then back.
+      bindEstimators();
+      return;
+    }
+    nodeEngine.getLogger(SizeProportionalEvictor.class).info("Map '" + mapName + "': a"
+        + " record store's entry cost estimator (" + (estimator == null ? "none"
+        : estimator.getClass().getName()) + ") does not keep the map's running total, so its"
+        + " heap limit is checked from here on by summing every partition's estimate, as"
+        + " stock Hazelcast does (O(partitions) per write). Metric summedMaps counts such maps.");
+  }
+
+  /**
+   * Binds the module's estimators that feed no running total to the map's, each on its
+   * partition thread, while the footprint sums the record stores; then switches back to the
+   * running total, or binds again if a record store came meanwhile (note 9).
+   */
+  private void bindEstimators() {
+    int count = Math.min(threads.count(), threads.partitionCount());
+    java.util.concurrent.atomic.AtomicInteger left =
+        new java.util.concurrent.atomic.AtomicInteger(count);
+    for (int t = 0; t < count; t++) {
+      final int thread = t;
+      runOnPartitionThread(thread, () -> {
+        stores.bindThread(thread, footprint, oversized);
+        if (left.decrementAndGet() > 0) {
+          return;
+        }
+        if (stores.anyForeignEstimator()) {
+          nodeEngine.getLogger(SizeProportionalEvictor.class).info("Map '" + mapName + "': a"
+              + " record store's entry cost estimator is not the module's, so its heap limit is"
+              + " checked from here on by summing every partition's estimate, as stock"
+              + " Hazelcast does (O(partitions) per write). Metric summedMaps counts such maps.");
+        } else if (!stores.allFeed(footprint)) {
+          bindEstimators();
+        } else if (footprint.stopMeasuring()) {
+          metrics.summedMaps.decrement();
+        }
+      });
     }
   }
 
@@ -354,20 +404,24 @@ public final class SizeProportionalEvictor implements Evictor {
     if (ownerMode && store != null && partitions.isOwned(store.getPartitionId())) {
       stores.ownedWrite();
     }
-    // The records may use what the near cache leaves of the limit (note 8).
-    long recordLimit = Math.max(0, limit - nearCacheCost());
+    long recordLimit = recordLimit();
+    if (footprint.used() <= recordLimit) {
+      return;
+    }
+    int thread = threads.current();
+    if (thread >= 0) {
+      evictOversized(thread, excludedKey);
+    }
+    // Oversized entries of other threads go at those threads' next pass: ask for one now.
+    for (int t = 0; t < threads.count(); t++) {
+      if (t != thread && oversized.hasMarks(t)) {
+        continuations.ask(t);
+      }
+    }
     long used = footprint.used();
     long toFree = overshootToFree(used, recordLimit);
     if (toFree <= 0) {
       return;
-    }
-    int thread = threads.current();
-    if (thread >= 0 && evictOversized(thread)) {
-      used = footprint.used();
-      toFree = overshootToFree(used, recordLimit);
-      if (toFree <= 0) {
-        return;
-      }
     }
     long target = used - toFree;
     EvictionPool<Candidate> pool;
@@ -387,7 +441,8 @@ public final class SizeProportionalEvictor implements Evictor {
     boolean shared = handOver && thread >= 0 && threads.count() > 1
         && used - target > limit / Admission.SLACK_DIVISOR;
     long passTarget = shared
-        ? used - threadShare(thread, used - target, used, excludedCost(store, excludedKey))
+        ? used - threadShare(thread, used - target, used - oversized.pendingCost(),
+            excludedCost(store, excludedKey))
         : target;
     BackupEvictions backups = ownerMode
         ? new BackupEvictions(mapName, totalBackups, this::sendToBackup) : null;
@@ -418,13 +473,25 @@ public final class SizeProportionalEvictor implements Evictor {
     return overshootToFree(footprint.used(), limit);
   }
 
-  /** The part of {@code used}'s overshoot of {@code recordLimit} this member frees. */
+  /**
+   * The part of {@code used}'s overshoot of {@code recordLimit} this member frees: that of the
+   * entries besides the oversized ones waiting for their own thread's pass (note 7).
+   */
   private long overshootToFree(long used, long recordLimit) {
-    if (used <= recordLimit) {
+    long others = used - oversized.pendingCost();
+    if (others <= recordLimit) {
       return 0;
     }
-    return ownerMode ? stores.ownedShare(used - recordLimit, used, partitions)
-        : used - recordLimit;
+    return ownerMode ? stores.ownedShare(others - recordLimit, others, partitions)
+        : others - recordLimit;
+  }
+
+  /**
+   * What the records may hold: the limit less the near cache's cost, and never less than half
+   * the limit (note 8).
+   */
+  private long recordLimit() {
+    return limit - Math.min(nearCacheCost(), limit / 2);
   }
 
   /**
@@ -442,15 +509,19 @@ public final class SizeProportionalEvictor implements Evictor {
 
   /**
    * Evicts the entries of partition thread {@code thread}'s marked partitions whose cost alone
-   * exceeds the limit (note 7); true if any went. The entry the write just stored is no
-   * exception: the map could not keep it beside anything else.
+   * exceeds the limit (note 7). One it may not evict now stays marked with its cost, so that no
+   * pass frees more because of it: the key {@code excludedKey} the running operation writes
+   * (this thread then gets a pass of its own once the operation ended), a locked entry, an
+   * entry of a migrating partition.
    */
-  private boolean evictOversized(int thread) {
+  private void evictOversized(int thread, Data excludedKey) {
+    long taken = oversized.pending(thread);
     List<Integer> marked = oversized.take(thread);
     if (marked.isEmpty()) {
-      return false;
+      return;
     }
-    boolean any = false;
+    long kept = 0;
+    boolean later = false;
     BackupEvictions backups = ownerMode
         ? new BackupEvictions(mapName, totalBackups, this::sendToBackup) : null;
     try {
@@ -461,28 +532,38 @@ public final class SizeProportionalEvictor implements Evictor {
           continue;
         }
         List<Candidate> heavy = new ArrayList<>(1);
+        List<Long> heavyCosts = new ArrayList<>(1);
         for (java.util.Iterator<? extends java.util.Map.Entry<Data, ? extends Record<?>>> it =
             store.getStorage().mutationTolerantIterator(); it.hasNext(); ) {
           java.util.Map.Entry<Data, ? extends Record<?>> e = it.next();
-          if (costs.entryCostQuietly(e.getKey(), e.getValue()) > limit) {
+          long cost = costs.entryCostQuietly(e.getKey(), e.getValue());
+          if (oversized.exceeds(cost)) {
             heavy.add(new Candidate(store, pid, e.getKey(), e.getValue(), null, false));
+            heavyCosts.add(cost);
           }
         }
-        for (Candidate c : heavy) {
+        for (int i = 0; i < heavy.size(); i++) {
+          Candidate c = heavy.get(i);
           // A backup copy is evicted without the owner-mode batch (see note 7).
           BackupEvictions owned = partitions.isOwned(c.partitionId) ? backups : null;
-          if (eviction.evict(c, null, NO_TARGET, owned) >= 0) {
+          if (eviction.evict(c, excludedKey, NO_TARGET, owned) >= 0) {
             metrics.oversizedEvictions.increment();
-            any = true;
+          } else if (c.liveRecord() != null) {
+            oversized.mark(pid, 0);
+            kept += heavyCosts.get(i);
+            later |= excludedKey != null && c.key.equals(excludedKey);
           }
         }
       }
     } finally {
+      oversized.settle(thread, taken, kept);
       if (backups != null) {
         metrics.backupBatches.add(backups.send());
       }
     }
-    return any;
+    if (later) {
+      continuations.ask(thread);
+    }
   }
 
   /**
