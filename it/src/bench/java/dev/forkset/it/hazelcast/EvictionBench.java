@@ -1,5 +1,13 @@
 package dev.forkset.it.hazelcast;
 
+import com.hazelcast.client.impl.clientside.HazelcastClientInstanceImpl;
+import com.hazelcast.client.impl.clientside.HazelcastClientProxy;
+import com.hazelcast.client.impl.protocol.ClientMessage;
+import com.hazelcast.client.impl.protocol.codec.MCUpdateMapConfigCodec;
+import com.hazelcast.client.impl.spi.impl.ClientInvocation;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.forkset.bench.Charts;
 import dev.forkset.bench.ResultTable;
@@ -24,8 +32,8 @@ import org.junit.Test;
 /**
  * Benchmark, not part of the test command: its sources are compiled only with {@code -Pbench}
  * and its name does not end in IT. Run it with {@code ./mvnw -B -Pbench verify -pl it}, one part
- * with {@code -Dbench.only=cost}, {@code throughput}, {@code cluster}, {@code histogram} or
- * {@code loss}.
+ * with {@code -Dbench.only=cost}, {@code throughput}, {@code cluster}, {@code histogram},
+ * {@code loss} or {@code configupdate}.
  * Stock and custom in one run:
  * <ol>
  * <li>cost: reported map cost against the heap the entries really occupy (heap after full GC
@@ -38,7 +46,9 @@ import org.junit.Test;
  *     report's check-eviction charts);
  * <li>loss: a member of three lost by kill -9 (below the limit, while evicting) and by graceful
  *     shutdown of a full member: the runs {@code MemberLossIT} asserts on custom members, here
- *     on stock and custom members side by side.
+ *     on stock and custom members side by side;
+ * <li>configupdate: puts per second under eviction before and after a map-config update
+ *     (Management Center's {@code MC.UpdateMapConfig}, the same limit), one member.
  * </ol>
  * Writes it/target/bench/hazelcast-eviction.md and docs/img/hazelcast-*.png, the charts drawn by
  * bench-support ({@link Charts}), the tables by {@link ResultTable}.
@@ -48,7 +58,7 @@ public class EvictionBench {
   private static final long[] SIZES = {100, 10_000, MB, 5 * MB, 16 * MB, 64 * MB};
   /** Values of {@code -Dbench.only}; unset or empty runs every part. */
   private static final List<String> PARTS =
-      Arrays.asList("cost", "throughput", "cluster", "histogram", "loss");
+      Arrays.asList("cost", "throughput", "cluster", "histogram", "loss", "configupdate");
   /** Histogram: sequential keys put into the map. */
   private static final int HIST_KEYS = 50_000;
   /** Histogram: batches of consecutive keys counted (HIST_KEYS / HIST_BATCHES keys each). */
@@ -91,6 +101,9 @@ public class EvictionBench {
     if (only.isEmpty() || "loss".equals(only)) {
       loss();
     }
+    if (only.isEmpty() || "configupdate".equals(only)) {
+      configUpdate();
+    }
     String name = only.isEmpty() ? "hazelcast-eviction.md" : "hazelcast-eviction-" + only + ".md";
     Files.write(out.resolve(name), report.toString().getBytes(StandardCharsets.UTF_8));
     System.out.println(report);
@@ -109,6 +122,93 @@ public class EvictionBench {
             MemberLossIT.shutdownFullRun(Flavor.STOCK, false),
             MemberLossIT.shutdownFullRun(Flavor.CUSTOM, true));
     report.append(table.toMarkdown());
+  }
+
+  /** Config-update part: puts timed per phase, after {@link #UPDATE_FILL} that fill the map. */
+  private static final int UPDATE_PUTS = 35_000;
+  private static final int UPDATE_FILL = 20_000;
+  private static final int UPDATE_ROUNDS = 3;
+  private static final int UPDATE_THREADS = 4;
+
+  /**
+   * A map-config update gives the map a new evictor ({@code MapContainer#initEvictor}); the puts
+   * per second before and after it, on stock and custom members, {@value #UPDATE_ROUNDS} rounds
+   * with the order alternating.
+   */
+  private void configUpdate() throws Exception {
+    report.append(String.format("%n## Puts per second before and after a map-config update"
+        + " (1 member, 1 KB values, USED_HEAP_SIZE 8 MB, %d client threads, %d puts per phase"
+        + " after %d that fill the map; the update is Management Center's MC.UpdateMapConfig"
+        + " with the same limit)%n%n", UPDATE_THREADS, UPDATE_PUTS, UPDATE_FILL));
+    ResultTable table = new ResultTable("round", "stock before", "stock after",
+        "stock after/before", "custom before", "custom after", "custom after/before");
+    for (int r = 0; r < UPDATE_ROUNDS; r++) {
+      Flavor first = r % 2 == 0 ? Flavor.STOCK : Flavor.CUSTOM;
+      double[] a = configUpdateRun(first, r);
+      double[] b = configUpdateRun(first == Flavor.STOCK ? Flavor.CUSTOM : Flavor.STOCK, r);
+      double[] s = first == Flavor.STOCK ? a : b;
+      double[] c = first == Flavor.STOCK ? b : a;
+      table.row(r + 1, ResultTable.num(s[0], 0), ResultTable.num(s[1], 0),
+          ResultTable.num(s[1] / s[0], 2), ResultTable.num(c[0], 0), ResultTable.num(c[1], 0),
+          ResultTable.num(c[1] / c[0], 2));
+    }
+    report.append(table.toMarkdown());
+  }
+
+  /** {puts/s before the update, puts/s after it}, both under eviction. */
+  private double[] configUpdateRun(Flavor flavor, int round) throws Exception {
+    String config = EvictionMaps.usedHeapMap("upd", 8, 0, "");
+    try (HazelcastCluster c = HazelcastCluster.builder("bench-update-"
+        + flavor.name().toLowerCase() + "-" + round).members(1).flavor(flavor).heap("256m")
+        .jvmArgs("-XX:+UseG1GC").config(config).start()) {
+      HazelcastInstance client = c.client();
+      IMap<Integer, byte[]> map = client.getMap("upd");
+      byte[] v = new byte[1000];
+      timedSets(map, 0, UPDATE_FILL, v);
+      double before = timedSets(map, UPDATE_FILL, UPDATE_PUTS, v);
+      // What Management Center sends; the one member runs UpdateMapConfigOperation.
+      ClientMessage update = MCUpdateMapConfigCodec.encodeRequest("upd", 0, 0,
+          EvictionPolicy.LRU.getId(), false, 8, MaxSizePolicy.USED_HEAP_SIZE.getId(), null);
+      HazelcastClientInstanceImpl impl = ((HazelcastClientProxy) client).client;
+      new ClientInvocation(impl, update, null).invoke().get();
+      double after = timedSets(map, UPDATE_FILL + UPDATE_PUTS, UPDATE_PUTS, v);
+      c.assertAllAlive();
+      System.out.printf("[bench update] round %d %s: %.0f puts/s before, %.0f after%n",
+          round + 1, flavor, before, after);
+      return new double[] {before, after};
+    }
+  }
+
+  /**
+   * Sets keys {@code from} to {@code from + count - 1} from {@value #UPDATE_THREADS} client
+   * threads (the member's CPU, not the round trip, bounds the rate); returns the sets per second.
+   */
+  private static double timedSets(IMap<Integer, byte[]> map, int from, int count, byte[] v)
+      throws Exception {
+    AtomicLong next = new AtomicLong(from);
+    List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Thread> workers = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int t = 0; t < UPDATE_THREADS; t++) {
+      Thread w = new Thread(() -> {
+        try {
+          for (long k = next.getAndIncrement(); k < from + count; k = next.getAndIncrement()) {
+            map.set((int) k, v);
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      });
+      workers.add(w);
+      w.start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    if (!errors.isEmpty()) {
+      throw new AssertionError("sets failed: " + errors);
+    }
+    return count / ((System.nanoTime() - start) / 1e9);
   }
 
   private void costs(Path img) throws Exception {
