@@ -44,6 +44,15 @@ final class CandidateEviction {
     this.metrics = metrics;
   }
 
+  /** An entry's cost; the module's estimator answers without a mark (it marks what is added). */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static long costOf(RecordStore<?> store, Data key, Record<?> record) {
+    EntryCostEstimator estimator = store.getStorage().getEntryCostEstimator();
+    return estimator instanceof GcAwareEntryCostEstimator
+        ? ((GcAwareEntryCostEstimator) estimator).entryCostQuietly(key, record)
+        : estimator.calculateEntryCost(key, record);
+  }
+
   /**
    * Evicts {@code c}: the bytes it freed, {@link EvictionLoop#SKIPPED}, or
    * {@link EvictionLoop#ENOUGH} when {@code target} is met by what is being evicted already.
@@ -66,9 +75,7 @@ final class CandidateEviction {
     if (record == null || store.isLocked(c.key)) {
       return EvictionLoop.SKIPPED;
     }
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    long cost = ((EntryCostEstimator) store.getStorage().getEntryCostEstimator())
-        .calculateEntryCost(c.key, record);
+    long cost = costOf(store, c.key, record);
     boolean reserved = target != NO_TARGET;
     if (reserved && !footprint.reserve(cost, target)) {
       return EvictionLoop.ENOUGH;

@@ -129,7 +129,7 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
    * it adds; its estimate moves from the footprint it fed, if any. Only on the partition thread
    * of its record store (note 2), for a store of partition {@code partitionId}.
    */
-  void bind(MapFootprint footprint, OversizedEntries oversized) {
+  synchronized void bind(MapFootprint footprint, OversizedEntries oversized) {
     MapFootprint was = this.footprint;
     if (was == footprint) {
       return;
@@ -195,11 +195,13 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   }
 
   @Override
-  public void reset() {
+  public synchronized void reset() {
+    // synchronized with bind: a split-brain merge resets record stores from its own thread
     long was = estimate;
     estimate = 0;
-    if (footprint != null) {
-      footprint.add(-was);
+    MapFootprint f = footprint;
+    if (f != null) {
+      f.add(-was);
     }
   }
 }

@@ -108,6 +108,22 @@ final class MapRecordStores {
     }
   }
 
+  /** Whether the map holds any entry on this member. */
+  boolean anyEntries() {
+    MapService service = nodeEngine.getServiceOrNull(MapService.SERVICE_NAME);
+    if (service == null) {
+      return false;
+    }
+    MapServiceContext context = service.getMapServiceContext();
+    for (int pid = 0; pid < threads.partitionCount(); pid++) {
+      RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
+      if (store != null && store.size() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether some record store of the map has an estimator that is not the module's. */
   boolean anyForeignEstimator() {
     MapServiceContext context = context();

@@ -23,23 +23,44 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *       {@linkplain #mark marks} its partition. The partition thread that serves it
  *       {@linkplain #take takes} the marks at its next pass and checks every entry of those
  *       partitions. A mark is a superset: a scan that finds nothing costs one walk of a
- *       partition, and only after a write of about half the limit's size.</li>
+ *       partition, and only after a write of about half the limit's size. Every positive
+ *       adjustment of a record store's estimate runs on its partition thread (puts, loads,
+ *       backups, replication, entry processors), so a thread's marks and its scans never
+ *       interleave.</li>
  *   <li>A thread's flag is set after its partition's mark and cleared before the marks are read,
  *       so a mark is never lost: at worst a partition is scanned once more.</li>
  *   <li>{@link #pendingCost} is the cost of the oversized entries marked and not evicted yet: on
- *       another partition thread (which evicts them at its next pass), or held where its pass
- *       could not evict them (the entry the running operation writes, a locked entry, a
- *       migrating partition; marked again with their cost). A pass frees only the overshoot of
- *       the other entries: {@code used - pending - limit}, never more because of an entry it
- *       cannot evict.</li>
+ *       another partition thread (which evicts them at its next pass), or {@linkplain #hold held}
+ *       where a pass could not evict them (a locked entry, a migrating partition). A pass frees
+ *       only the overshoot of the other entries ({@code used - pending - limit}), never more
+ *       because of an entry it cannot evict; while another thread has marks whose cost is not
+ *       known yet ({@link #hasUnknown}: a value between half the limit and the limit, a lowered
+ *       limit) a pass leaves the overshoot to that thread. The pending cost changes only once a
+ *       scan ended ({@link #settle}), so no pass elsewhere sees it drop while the entry
+ *       stays.</li>
+ *   <li>Held entries are checked again at their thread's passes at most every
+ *       {@value #HELD_RETRY_MILLIS} ms, and a write's pass elsewhere asks that thread for a pass
+ *       no more often: a lock held for long costs one walk of its partition per interval, not
+ *       one per write, and nothing on an idle member.</li>
  * </ol>
  */
 final class OversizedEntries {
+  static final long HELD_RETRY_MILLIS = 100;
+  private static final long HELD_RETRY_NANOS = HELD_RETRY_MILLIS * 1_000_000L;
+
   private final PartitionThreads threads;
   private final AtomicIntegerArray partitions;
   private final AtomicIntegerArray ofThread;
-  /** Per partition thread: the known cost of the oversized entries marked there (note 4). */
+  /** Per partition thread: it has marks whose cost is not known (note 4). */
+  private final AtomicIntegerArray unknown;
+  /** Per partition thread: the known cost of its marked entries (note 4). */
   private final AtomicLongArray pending;
+  private final AtomicIntegerArray heldPartitions;
+  private final AtomicIntegerArray heldOfThread;
+  /** Per partition thread: the cost of its held entries (note 4). */
+  private final AtomicLongArray held;
+  /** Per partition thread: when it last checked its held entries (note 5). */
+  private final AtomicLongArray heldCheckedAt;
   /** Entries costing more are oversized; Long.MAX_VALUE while the map has no heap limit. */
   private volatile long above = Long.MAX_VALUE;
 
@@ -47,17 +68,22 @@ final class OversizedEntries {
     this.threads = threads;
     this.partitions = new AtomicIntegerArray(threads.partitionCount());
     this.ofThread = new AtomicIntegerArray(threads.count());
+    this.unknown = new AtomicIntegerArray(threads.count());
     this.pending = new AtomicLongArray(threads.count());
+    this.heldPartitions = new AtomicIntegerArray(threads.partitionCount());
+    this.heldOfThread = new AtomicIntegerArray(threads.count());
+    this.held = new AtomicLongArray(threads.count());
+    this.heldCheckedAt = new AtomicLongArray(threads.count());
   }
 
   /**
    * The map's limit from now on (Long.MAX_VALUE for none). A lower limit than before marks every
-   * partition: entries stored under the old one may exceed it.
+   * partition when the map holds {@code entries}: they may exceed it.
    */
-  synchronized void limit(long limit) {
+  synchronized void limit(long limit, boolean entries) {
     long was = above;
     above = limit;
-    if (limit < was) {
+    if (limit < was && entries) {
       for (int pid = 0; pid < partitions.length(); pid++) {
         mark(pid, 0);
       }
@@ -75,55 +101,91 @@ final class OversizedEntries {
     }
   }
 
-  /** Partition {@code partitionId} may hold an oversized entry of at least {@code knownCost}. */
+  /**
+   * Partition {@code partitionId} may hold an oversized entry of at least {@code knownCost}, or
+   * of a cost not known (0).
+   */
   void mark(int partitionId, long knownCost) {
     int thread = threads.threadOf(partitionId);
     if (knownCost > 0) {
       pending.addAndGet(thread, knownCost);
+    } else {
+      unknown.set(thread, 1);
     }
     partitions.set(partitionId, 1);
     ofThread.set(thread, 1);
   }
 
-  /** Whether partition thread {@code thread} has marks to take. */
+  /**
+   * Partition {@code partitionId} holds an oversized entry of {@code cost} that could not be
+   * evicted now (note 5).
+   */
+  void hold(int partitionId, long cost) {
+    int thread = threads.threadOf(partitionId);
+    held.addAndGet(thread, cost);
+    heldPartitions.set(partitionId, 1);
+    heldOfThread.set(thread, 1);
+  }
+
+  /** Whether partition thread {@code thread} has fresh marks to take. */
   boolean hasMarks(int thread) {
     return ofThread.get(thread) == 1;
   }
 
-  /** The marked partitions that partition thread {@code thread} serves; their marks cleared. */
-  List<Integer> take(int thread) {
-    List<Integer> out = new ArrayList<>(0);
-    if (ofThread.get(thread) == 0 || ofThread.getAndSet(thread, 0) == 0) {
-      return out;
-    }
-    for (int pid = thread; pid < partitions.length(); pid += threads.count()) {
-      if (partitions.get(pid) == 1 && partitions.getAndSet(pid, 0) == 1) {
-        out.add(pid);
-      }
-    }
-    return out;
+  /** Whether partition thread {@code thread} holds entries it has not checked for a while. */
+  boolean heldDue(int thread, long nanoTime) {
+    return heldOfThread.get(thread) == 1
+        && nanoTime - heldCheckedAt.get(thread) >= HELD_RETRY_NANOS;
   }
 
-  /** The known cost of the oversized entries marked on partition thread {@code thread}. */
-  long pending(int thread) {
-    return pending.get(thread);
+  /** Whether partition thread {@code thread} has marks whose cost is not known yet. */
+  boolean hasUnknown(int thread) {
+    return unknown.get(thread) == 1;
   }
 
   /**
-   * Partition thread {@code thread} checked the partitions it {@linkplain #take took} when its
-   * pending cost was {@code taken}, and kept oversized entries of {@code kept} (marked again).
-   * The pending cost changes only now, so that no pass elsewhere sees it drop while the entries
-   * are still there (note 4).
+   * What partition thread {@code thread}, on which alone this is called, checks now: its marked
+   * partitions and, at most every {@value #HELD_RETRY_MILLIS} ms, those holding held entries;
+   * their marks cleared. {@link #settle} follows with what the check kept.
    */
-  void settle(int thread, long taken, long kept) {
-    pending.addAndGet(thread, kept - taken);
+  Taken take(int thread, long nanoTime) {
+    Taken taken = new Taken();
+    if (heldDue(thread, nanoTime)) {
+      heldCheckedAt.set(thread, nanoTime);
+      heldOfThread.set(thread, 0);
+      taken.heldCost = held.get(thread);
+      collect(heldPartitions, thread, taken.partitions);
+    }
+    if (ofThread.get(thread) == 1 && ofThread.getAndSet(thread, 0) == 1) {
+      unknown.set(thread, 0);
+      taken.pendingCost = pending.get(thread);
+      collect(partitions, thread, taken.partitions);
+    }
+    return taken;
   }
 
-  /** The known cost of the oversized entries marked and not evicted yet (note 4). */
+  private void collect(AtomicIntegerArray marks, int thread, List<Integer> out) {
+    for (int pid = thread; pid < marks.length(); pid += threads.count()) {
+      if (marks.get(pid) == 1 && marks.getAndSet(pid, 0) == 1 && !out.contains(pid)) {
+        out.add(pid);
+      }
+    }
+  }
+
+  /**
+   * Partition thread {@code thread} checked what it took: the costs taken leave the pending
+   * cost now, after what the check kept was marked or held again (note 4).
+   */
+  void settle(int thread, Taken taken) {
+    pending.addAndGet(thread, -taken.pendingCost);
+    held.addAndGet(thread, -taken.heldCost);
+  }
+
+  /** The known cost of the oversized entries marked or held and not evicted yet (note 4). */
   long pendingCost() {
     long sum = 0;
     for (int t = 0; t < pending.length(); t++) {
-      sum += pending.get(t);
+      sum += pending.get(t) + held.get(t);
     }
     return sum;
   }
@@ -131,5 +193,12 @@ final class OversizedEntries {
   /** Whether {@code cost} alone exceeds the limit. */
   boolean exceeds(long cost) {
     return cost > above;
+  }
+
+  /** The partitions one check takes, and the pending costs it takes with them. */
+  static final class Taken {
+    final List<Integer> partitions = new ArrayList<>(0);
+    long pendingCost;
+    long heldCost;
   }
 }

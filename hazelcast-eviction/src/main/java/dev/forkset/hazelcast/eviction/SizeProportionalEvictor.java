@@ -194,7 +194,7 @@ public final class SizeProportionalEvictor implements Evictor {
         : new MapFootprint();
     this.oversized = earlier != null && earlier.oversized() != null ? earlier.oversized()
         : new OversizedEntries(threads);
-    oversized.limit(heapPolicy ? limit : Long.MAX_VALUE);
+    oversized.limit(heapPolicy ? limit : Long.MAX_VALUE, stores.anyEntries());
     this.eviction = new CandidateEviction(partitionService, footprint, metrics);
     this.nearCache = mapConfig.isNearCacheEnabled();
     this.heapStates = threads.perThread(t -> new HeapState(new EvictionPool<>(config.poolSize),
@@ -409,14 +409,26 @@ public final class SizeProportionalEvictor implements Evictor {
       return;
     }
     int thread = threads.current();
+    long now = System.nanoTime();
     if (thread >= 0) {
-      evictOversized(thread, excludedKey);
+      evictOversized(thread, excludedKey, now);
     }
-    // Oversized entries of other threads go at those threads' next pass: ask for one now.
+    // Oversized entries of other threads go at those threads' passes (OversizedEntries, notes 4
+    // and 5): a write's pass asks for one; while their cost is not known yet, every pass leaves
+    // the overshoot to that thread.
+    boolean unknownElsewhere = false;
     for (int t = 0; t < threads.count(); t++) {
-      if (t != thread && oversized.hasMarks(t)) {
+      if (t == thread) {
+        continue;
+      }
+      boolean unknown = oversized.hasUnknown(t);
+      unknownElsewhere |= unknown;
+      if (unknown || (handOver && (oversized.hasMarks(t) || oversized.heldDue(t, now)))) {
         continuations.ask(t);
       }
+    }
+    if (unknownElsewhere) {
+      return;
     }
     long used = footprint.used();
     long toFree = overshootToFree(used, recordLimit);
@@ -511,16 +523,16 @@ public final class SizeProportionalEvictor implements Evictor {
    * Evicts the entries of partition thread {@code thread}'s marked partitions whose cost alone
    * exceeds the limit (note 7). One it may not evict now stays marked with its cost, so that no
    * pass frees more because of it: the key {@code excludedKey} the running operation writes
-   * (this thread then gets a pass of its own once the operation ended), a locked entry, an
-   * entry of a migrating partition.
+   * (this thread then gets a pass of its own once the operation ended); a locked entry or an
+   * entry of a migrating partition, held and checked again later ({@link OversizedEntries}).
    */
-  private void evictOversized(int thread, Data excludedKey) {
-    long taken = oversized.pending(thread);
-    List<Integer> marked = oversized.take(thread);
+  private void evictOversized(int thread, Data excludedKey, long now) {
+    OversizedEntries.Taken taken = oversized.take(thread, now);
+    List<Integer> marked = taken.partitions;
     if (marked.isEmpty()) {
+      oversized.settle(thread, taken);
       return;
     }
-    long kept = 0;
     boolean later = false;
     BackupEvictions backups = ownerMode
         ? new BackupEvictions(mapName, totalBackups, this::sendToBackup) : null;
@@ -548,15 +560,19 @@ public final class SizeProportionalEvictor implements Evictor {
           BackupEvictions owned = partitions.isOwned(c.partitionId) ? backups : null;
           if (eviction.evict(c, excludedKey, NO_TARGET, owned) >= 0) {
             metrics.oversizedEvictions.increment();
-          } else if (c.liveRecord() != null) {
-            oversized.mark(pid, 0);
-            kept += heavyCosts.get(i);
-            later |= excludedKey != null && c.key.equals(excludedKey);
+          } else if (c.liveRecord() == null) {
+            // written or removed since the scan: a new value's adjustment marked it anew
+            continue;
+          } else if (excludedKey != null && c.key.equals(excludedKey)) {
+            oversized.mark(pid, heavyCosts.get(i));
+            later = true;
+          } else {
+            oversized.hold(pid, heavyCosts.get(i));
           }
         }
       }
     } finally {
-      oversized.settle(thread, taken, kept);
+      oversized.settle(thread, taken);
       if (backups != null) {
         metrics.backupBatches.add(backups.send());
       }
@@ -585,7 +601,7 @@ public final class SizeProportionalEvictor implements Evictor {
     }
     Record<?> record = store.getRecord(excludedKey);
     GcAwareEntryCostEstimator costs = estimatorOf(store);
-    return record == null || costs == null ? 0 : costs.calculateEntryCost(excludedKey, record);
+    return record == null || costs == null ? 0 : costs.entryCostQuietly(excludedKey, record);
   }
 
   /** One pass of a count or free-heap policy on the write's record store. */

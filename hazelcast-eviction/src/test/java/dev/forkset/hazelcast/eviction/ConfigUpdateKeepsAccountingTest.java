@@ -130,7 +130,14 @@ public class ConfigUpdateKeepsAccountingTest {
 
     updateConfig(member, 4);
 
-    map.set(1000, new byte[1024]);
+    // a write on another partition thread than the entry's, whose pass must not evict around it
+    int threads = TestMembers.partitionThreads(member);
+    int bigThread = TestMembers.partitionId(member, "big") % threads;
+    int key = 1000;
+    while (TestMembers.partitionId(member, key) % threads == bigThread) {
+      key++;
+    }
+    map.set(key, new byte[1024]);
     TestMembers.drainPartitionThreads(member);
     java.util.Set<Object> keys = map.localKeySet();
     assertFalse("the entry over the new limit is still there", keys.contains("big"));

@@ -77,6 +77,17 @@ final class TestMembers {
         .get();
   }
 
+  /** The partition of {@code key} in {@code member}'s cluster. */
+  static int partitionId(HazelcastInstance member, Object key) {
+    return member.getPartitionService().getPartition(key).getPartitionId();
+  }
+
+  /** How many partition threads run {@code member}'s partitions. */
+  static int partitionThreads(HazelcastInstance member) {
+    OperationServiceImpl operations = (OperationServiceImpl) nodeEngine(member).getOperationService();
+    return operations.getOperationExecutor().getPartitionThreadCount();
+  }
+
   static NodeEngine nodeEngine(HazelcastInstance member) {
     return ((HazelcastInstanceProxy) member).getOriginal().node.getNodeEngine();
   }
