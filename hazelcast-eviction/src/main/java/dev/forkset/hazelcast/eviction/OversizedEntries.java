@@ -35,9 +35,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *       only the overshoot of the other entries ({@code used - pending - limit}), never more
  *       because of an entry it cannot evict; while another thread has marks whose cost is not
  *       known yet ({@link #hasUnknown}: a value between half the limit and the limit, a lowered
- *       limit) a pass leaves the overshoot to that thread. The pending cost changes only once a
- *       scan ended ({@link #settle}), so no pass elsewhere sees it drop while the entry
- *       stays.</li>
+ *       limit) a pass leaves the overshoot to that thread. The pending cost, and whether a
+ *       thread has marks of no known cost, change only once its scan ended ({@link #settle}),
+ *       so no pass elsewhere sees either drop while the entry stays.</li>
  *   <li>Held entries are checked again at their thread's passes at most every
  *       {@value #HELD_RETRY_MILLIS} ms, and a write's pass elsewhere asks that thread for a pass
  *       no more often: a lock held for long costs one walk of its partition per interval, not
@@ -51,8 +51,12 @@ final class OversizedEntries {
   private final PartitionThreads threads;
   private final AtomicIntegerArray partitions;
   private final AtomicIntegerArray ofThread;
-  /** Per partition thread: it has marks whose cost is not known (note 4). */
-  private final AtomicIntegerArray unknown;
+  /**
+   * Per partition thread: how many marks of no known cost it got, and how many of them its last
+   * finished scan took; it has such marks while they differ (note 4).
+   */
+  private final AtomicIntegerArray unknownMarks;
+  private final AtomicIntegerArray unknownSettled;
   /** Per partition thread: the known cost of its marked entries (note 4). */
   private final AtomicLongArray pending;
   private final AtomicIntegerArray heldPartitions;
@@ -68,7 +72,8 @@ final class OversizedEntries {
     this.threads = threads;
     this.partitions = new AtomicIntegerArray(threads.partitionCount());
     this.ofThread = new AtomicIntegerArray(threads.count());
-    this.unknown = new AtomicIntegerArray(threads.count());
+    this.unknownMarks = new AtomicIntegerArray(threads.count());
+    this.unknownSettled = new AtomicIntegerArray(threads.count());
     this.pending = new AtomicLongArray(threads.count());
     this.heldPartitions = new AtomicIntegerArray(threads.partitionCount());
     this.heldOfThread = new AtomicIntegerArray(threads.count());
@@ -110,7 +115,7 @@ final class OversizedEntries {
     if (knownCost > 0) {
       pending.addAndGet(thread, knownCost);
     } else {
-      unknown.set(thread, 1);
+      unknownMarks.incrementAndGet(thread);
     }
     partitions.set(partitionId, 1);
     ofThread.set(thread, 1);
@@ -140,7 +145,7 @@ final class OversizedEntries {
 
   /** Whether partition thread {@code thread} has marks whose cost is not known yet. */
   boolean hasUnknown(int thread) {
-    return unknown.get(thread) == 1;
+    return unknownMarks.get(thread) != unknownSettled.get(thread);
   }
 
   /**
@@ -157,7 +162,7 @@ final class OversizedEntries {
       collect(heldPartitions, thread, taken.partitions);
     }
     if (ofThread.get(thread) == 1 && ofThread.getAndSet(thread, 0) == 1) {
-      unknown.set(thread, 0);
+      taken.unknownMarks = unknownMarks.get(thread);
       taken.pendingCost = pending.get(thread);
       collect(partitions, thread, taken.partitions);
     }
@@ -179,6 +184,10 @@ final class OversizedEntries {
   void settle(int thread, Taken taken) {
     pending.addAndGet(thread, -taken.pendingCost);
     held.addAndGet(thread, -taken.heldCost);
+    if (taken.unknownMarks >= 0) {
+      // only now: until the scan ended, the costs it was finding were not counted anywhere
+      unknownSettled.set(thread, taken.unknownMarks);
+    }
   }
 
   /** The known cost of the oversized entries marked or held and not evicted yet (note 4). */
@@ -200,5 +209,7 @@ final class OversizedEntries {
     final List<Integer> partitions = new ArrayList<>(0);
     long pendingCost;
     long heldCost;
+    /** The thread's count of unknown-cost marks when it took them; -1 if it took none. */
+    int unknownMarks = -1;
   }
 }
