@@ -8,7 +8,6 @@ import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -189,7 +188,7 @@ public class CandidateSelectionTest {
   }
 
   /** Holds a partition thread in a put's afterRun, before its eviction pass, once armed. */
-  static final class HoldAfterPut implements MapInterceptor {
+  static final class HoldAfterPut extends PassThroughInterceptor {
     static volatile boolean armed;
     static volatile CountDownLatch entered = new CountDownLatch(0);
     static volatile CountDownLatch release = new CountDownLatch(0);
@@ -198,20 +197,6 @@ public class CandidateSelectionTest {
       entered = new CountDownLatch(1);
       release = new CountDownLatch(1);
       armed = true;
-    }
-
-    @Override
-    public Object interceptGet(Object value) {
-      return null;
-    }
-
-    @Override
-    public void afterGet(Object value) {
-    }
-
-    @Override
-    public Object interceptPut(Object oldValue, Object newValue) {
-      return null;
     }
 
     @Override
@@ -226,15 +211,6 @@ public class CandidateSelectionTest {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-    }
-
-    @Override
-    public Object interceptRemove(Object removedValue) {
-      return null;
-    }
-
-    @Override
-    public void afterRemove(Object value) {
     }
   }
 }

@@ -40,16 +40,23 @@ public class ConfigUpdateKeepsAccountingTest {
     return (SizeProportionalEvictor) e;
   }
 
+  /**
+   * A member whose map "u" has the given eviction; limits are asserted once the writes' passes
+   * ended, with no further write, so passes run without a time cap.
+   */
+  private HazelcastInstance member(MaxSizePolicy policy, int size, EvictionPolicy eviction) {
+    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, 2));
+    TestMembers.map(config, "u", policy, size, eviction, 0);
+    return factory.newHazelcastInstance(config);
+  }
+
   private static void updateConfig(HazelcastInstance member, int mb) throws Exception {
     TestMembers.updateMapConfig(member, "u", mb);
   }
 
   @Test
   public void initEvictor_theNewEvictorTakesOverTheRunningTotal() throws Exception {
-    // the 4 MB limit is asserted once the writes' passes ended, with no further write
-    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, 2));
-    TestMembers.map(config, "u", MaxSizePolicy.USED_HEAP_SIZE, 10, EvictionPolicy.LRU, 0);
-    HazelcastInstance member = factory.newHazelcastInstance(config);
+    HazelcastInstance member = member(MaxSizePolicy.USED_HEAP_SIZE, 10, EvictionPolicy.LRU);
     IMap<Integer, byte[]> map = member.getMap("u");
     for (int i = 0; i < 4000; i++) {
       map.set(i, new byte[1024]);
@@ -83,10 +90,8 @@ public class ConfigUpdateKeepsAccountingTest {
   @Test
   public void initEvictor_onAMapWithoutEviction_bindsTheEstimatorsAndStopsSumming()
       throws Exception {
-    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, 2));
-    TestMembers.map(config, "u", MaxSizePolicy.PER_NODE, Integer.MAX_VALUE, EvictionPolicy.NONE,
-        0);
-    HazelcastInstance member = factory.newHazelcastInstance(config);
+    HazelcastInstance member = member(MaxSizePolicy.PER_NODE, Integer.MAX_VALUE,
+        EvictionPolicy.NONE);
     IMap<Integer, byte[]> map = member.getMap("u");
     for (int i = 0; i < 4000; i++) {
       map.set(i, new byte[1024]);
@@ -119,9 +124,7 @@ public class ConfigUpdateKeepsAccountingTest {
   @Test
   public void initEvictor_thatLowersTheLimit_evictsTheEntryNowOversizedAndKeepsTheOthers()
       throws Exception {
-    Config config = TestMembers.withoutTimeCap(TestMembers.config(TestMembers.REGION_1M, 2));
-    TestMembers.map(config, "u", MaxSizePolicy.USED_HEAP_SIZE, 10, EvictionPolicy.LRU, 0);
-    HazelcastInstance member = factory.newHazelcastInstance(config);
+    HazelcastInstance member = member(MaxSizePolicy.USED_HEAP_SIZE, 10, EvictionPolicy.LRU);
     IMap<Object, byte[]> map = member.getMap("u");
     for (int i = 0; i < 1000; i++) {
       map.set(i, new byte[1024]);

@@ -11,7 +11,6 @@ import com.hazelcast.config.MapStoreConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.map.MapStoreAdapter;
 import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
@@ -47,32 +46,10 @@ public class OversizedArrivalsTest {
   }
 
   /** Stores every put's value 11 MB large. */
-  public static final class GrowingInterceptor implements MapInterceptor {
-    @Override
-    public Object interceptGet(Object value) {
-      return value;
-    }
-
-    @Override
-    public void afterGet(Object value) {
-    }
-
+  public static final class GrowingInterceptor extends PassThroughInterceptor {
     @Override
     public Object interceptPut(Object oldValue, Object newValue) {
       return "big".equals(newValue) ? new byte[OVERSIZED] : newValue;
-    }
-
-    @Override
-    public void afterPut(Object value) {
-    }
-
-    @Override
-    public Object interceptRemove(Object removedValue) {
-      return removedValue;
-    }
-
-    @Override
-    public void afterRemove(Object value) {
     }
   }
 

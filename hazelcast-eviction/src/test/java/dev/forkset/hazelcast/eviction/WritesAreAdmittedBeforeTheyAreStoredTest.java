@@ -18,7 +18,6 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
-import com.hazelcast.map.MapInterceptor;
 import com.hazelcast.map.MapStoreAdapter;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.operation.MergeOperation;
@@ -328,33 +327,11 @@ public class WritesAreAdmittedBeforeTheyAreStoredTest {
   }
 
   /** Turns a 1-byte value into an oversized one, and an oversized one into 1 KB. */
-  public static final class Resizing implements MapInterceptor {
-    @Override
-    public Object interceptGet(Object value) {
-      return value;
-    }
-
-    @Override
-    public void afterGet(Object value) {
-    }
-
+  public static final class Resizing extends PassThroughInterceptor {
     @Override
     public Object interceptPut(Object oldValue, Object newValue) {
       int length = ((byte[]) newValue).length;
       return length == 1 ? new byte[OVERSIZED] : length == OVERSIZED ? new byte[1024] : newValue;
-    }
-
-    @Override
-    public void afterPut(Object value) {
-    }
-
-    @Override
-    public Object interceptRemove(Object removedValue) {
-      return removedValue;
-    }
-
-    @Override
-    public void afterRemove(Object oldValue) {
     }
   }
 

@@ -186,15 +186,29 @@ public class EvictionBench {
   private static double timedSets(IMap<Integer, byte[]> map, int from, int count, byte[] v)
       throws Exception {
     AtomicLong next = new AtomicLong(from);
+    long start = System.nanoTime();
+    onThreads(UPDATE_THREADS, t -> {
+      for (long k = next.getAndIncrement(); k < from + count; k = next.getAndIncrement()) {
+        map.set((int) k, v);
+      }
+    });
+    return count / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** What one of {@link #onThreads}'s threads runs, given its index. */
+  private interface Worker {
+    void run(int thread) throws Exception;
+  }
+
+  /** Runs {@code worker} on {@code threads} threads and waits for them; throws if one failed. */
+  private static void onThreads(int threads, Worker worker) throws InterruptedException {
     List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
     List<Thread> workers = new ArrayList<>();
-    long start = System.nanoTime();
-    for (int t = 0; t < UPDATE_THREADS; t++) {
+    for (int t = 0; t < threads; t++) {
+      final int thread = t;
       Thread w = new Thread(() -> {
         try {
-          for (long k = next.getAndIncrement(); k < from + count; k = next.getAndIncrement()) {
-            map.set((int) k, v);
-          }
+          worker.run(thread);
         } catch (Throwable e) {
           errors.add(e);
         }
@@ -206,9 +220,8 @@ public class EvictionBench {
       w.join();
     }
     if (!errors.isEmpty()) {
-      throw new AssertionError("sets failed: " + errors);
+      throw new AssertionError("writes failed: " + errors);
     }
-    return count / ((System.nanoTime() - start) / 1e9);
   }
 
   private void costs(Path img) throws Exception {
@@ -387,38 +400,22 @@ public class EvictionBench {
     AtomicLong done = new AtomicLong();
     long total = CLUSTER_WARM + CLUSTER_PUTS;
     long[] window = new long[2];
-    List<Thread> workers = new ArrayList<>();
-    List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      final int base = t * 10_000_000;
-      Thread w = new Thread(() -> {
-        try {
-          for (int i = 0; ; i++) {
-            long n = done.incrementAndGet();
-            if (n > total) {
-              return;
-            }
-            if (n == CLUSTER_WARM + 1) {
-              window[0] = System.nanoTime();
-            }
-            map.put(base + i, v);
-            if (n == total) {
-              window[1] = System.nanoTime();
-            }
-          }
-        } catch (Throwable e) {
-          errors.add(e);
+    onThreads(threads, t -> {
+      int base = t * 10_000_000;
+      for (int i = 0; ; i++) {
+        long n = done.incrementAndGet();
+        if (n > total) {
+          return;
         }
-      });
-      workers.add(w);
-      w.start();
-    }
-    for (Thread w : workers) {
-      w.join();
-    }
-    if (!errors.isEmpty()) {
-      throw new AssertionError("puts failed: " + errors);
-    }
+        if (n == CLUSTER_WARM + 1) {
+          window[0] = System.nanoTime();
+        }
+        map.put(base + i, v);
+        if (n == total) {
+          window[1] = System.nanoTime();
+        }
+      }
+    });
     // The last put may finish after others started later ones: end at the last to finish.
     long end = Math.max(window[1], System.nanoTime());
     return CLUSTER_PUTS / ((end - window[0]) / 1e9);
