@@ -166,14 +166,15 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   @SuppressWarnings("NonAtomicOperationOnVolatileField")
   public void adjustEstimateBy(long adjustment) {
     estimate += adjustment;
+    OversizedEntries o = oversized;
+    if (adjustment > 0 && o != null && partitionId >= 0) {
+      // Marked before the total grows, so that no pass sees the entry's cost without its mark.
+      // A value's entry holds at least the value and the entry's overhead (note 3).
+      o.added(partitionId, valueAsked ? entryOverhead + adjustment : adjustment, valueAsked);
+    }
     MapFootprint f = footprint;
     if (f != null) {
       f.add(adjustment);
-    }
-    OversizedEntries o = oversized;
-    if (adjustment > 0 && o != null && partitionId >= 0) {
-      // A value's entry holds at least the value and the entry's overhead (note 3).
-      o.added(partitionId, valueAsked ? entryOverhead + adjustment : adjustment, valueAsked);
     }
   }
 

@@ -67,6 +67,8 @@ final class OversizedEntries {
   private final AtomicLongArray heldCheckedAt;
   /** Entries costing more are oversized; Long.MAX_VALUE while the map has no heap limit. */
   private volatile long above = Long.MAX_VALUE;
+  private final java.util.concurrent.atomic.AtomicInteger version =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   OversizedEntries(PartitionThreads threads) {
     this.threads = threads;
@@ -85,10 +87,11 @@ final class OversizedEntries {
    * The map's limit from now on (Long.MAX_VALUE for none). A lower limit than before marks every
    * partition when the map holds {@code entries}: they may exceed it.
    */
-  synchronized void limit(long limit, boolean entries) {
+  synchronized void limit(long limit, java.util.function.BooleanSupplier entries) {
     long was = above;
     above = limit;
-    if (limit < was && entries) {
+    // asked after the new limit is in place: an entry stored from now on is judged by it
+    if (limit < was && entries.getAsBoolean()) {
       for (int pid = 0; pid < partitions.length(); pid++) {
         mark(pid, 0);
       }
@@ -112,13 +115,15 @@ final class OversizedEntries {
    */
   void mark(int partitionId, long knownCost) {
     int thread = threads.threadOf(partitionId);
+    // the partition first, the thread's flag last: a scan that counts the mark collects it
+    partitions.set(partitionId, 1);
     if (knownCost > 0) {
       pending.addAndGet(thread, knownCost);
     } else {
       unknownMarks.incrementAndGet(thread);
     }
-    partitions.set(partitionId, 1);
     ofThread.set(thread, 1);
+    version.incrementAndGet();
   }
 
   /**
@@ -127,9 +132,15 @@ final class OversizedEntries {
    */
   void hold(int partitionId, long cost) {
     int thread = threads.threadOf(partitionId);
-    held.addAndGet(thread, cost);
     heldPartitions.set(partitionId, 1);
+    held.addAndGet(thread, cost);
     heldOfThread.set(thread, 1);
+    version.incrementAndGet();
+  }
+
+  /** Changes with every mark and hold: a pass stops when an oversized entry came meanwhile. */
+  int version() {
+    return version.get();
   }
 
   /** Whether partition thread {@code thread} has fresh marks to take. */
@@ -150,21 +161,29 @@ final class OversizedEntries {
 
   /**
    * What partition thread {@code thread}, on which alone this is called, checks now: its marked
-   * partitions and, at most every {@value #HELD_RETRY_MILLIS} ms, those holding held entries;
-   * their marks cleared. {@link #settle} follows with what the check kept.
+   * partitions and, with them or at most every {@value #HELD_RETRY_MILLIS} ms, those holding
+   * held entries; their marks cleared. Null when there is nothing; otherwise {@link #settle}
+   * follows once the check ended.
    */
   Taken take(int thread, long nanoTime) {
+    boolean fresh = ofThread.get(thread) == 1 && ofThread.getAndSet(thread, 0) == 1;
+    // held entries with fresh marks too: a scan of their partition would hold them again
+    boolean withHeld = heldOfThread.get(thread) == 1
+        && (fresh || nanoTime - heldCheckedAt.get(thread) >= HELD_RETRY_NANOS);
+    if (!fresh && !withHeld) {
+      return null;
+    }
     Taken taken = new Taken();
-    if (heldDue(thread, nanoTime)) {
+    if (fresh) {
+      taken.unknownMarks = unknownMarks.get(thread);
+      taken.pendingCost = pending.get(thread);
+      collect(partitions, thread, taken.partitions);
+    }
+    if (withHeld) {
       heldCheckedAt.set(thread, nanoTime);
       heldOfThread.set(thread, 0);
       taken.heldCost = held.get(thread);
       collect(heldPartitions, thread, taken.partitions);
-    }
-    if (ofThread.get(thread) == 1 && ofThread.getAndSet(thread, 0) == 1) {
-      taken.unknownMarks = unknownMarks.get(thread);
-      taken.pendingCost = pending.get(thread);
-      collect(partitions, thread, taken.partitions);
     }
     return taken;
   }
@@ -182,8 +201,12 @@ final class OversizedEntries {
    * cost now, after what the check kept was marked or held again (note 4).
    */
   void settle(int thread, Taken taken) {
-    pending.addAndGet(thread, -taken.pendingCost);
-    held.addAndGet(thread, -taken.heldCost);
+    if (taken.pendingCost != 0) {
+      pending.addAndGet(thread, -taken.pendingCost);
+    }
+    if (taken.heldCost != 0) {
+      held.addAndGet(thread, -taken.heldCost);
+    }
     if (taken.unknownMarks >= 0) {
       // only now: until the scan ended, the costs it was finding were not counted anywhere
       unknownSettled.set(thread, taken.unknownMarks);

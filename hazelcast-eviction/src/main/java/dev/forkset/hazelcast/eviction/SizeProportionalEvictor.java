@@ -194,7 +194,7 @@ public final class SizeProportionalEvictor implements Evictor {
         : new MapFootprint();
     this.oversized = earlier != null && earlier.oversized() != null ? earlier.oversized()
         : new OversizedEntries(threads);
-    oversized.limit(heapPolicy ? limit : Long.MAX_VALUE, stores.anyEntries());
+    oversized.limit(heapPolicy ? limit : Long.MAX_VALUE, stores::anyEntries);
     this.eviction = new CandidateEviction(partitionService, footprint, metrics);
     this.nearCache = mapConfig.isNearCacheEnabled();
     this.heapStates = threads.perThread(t -> new HeapState(new EvictionPool<>(config.poolSize),
@@ -413,6 +413,8 @@ public final class SizeProportionalEvictor implements Evictor {
     if (thread >= 0) {
       evictOversized(thread, excludedKey, now);
     }
+    // Read before the marks and the total: an oversized entry that comes during the pass stops it.
+    int version = oversized.version();
     // Oversized entries of other threads go at those threads' passes (OversizedEntries, notes 4
     // and 5): a write's pass asks for one; while their cost is not known yet, every pass leaves
     // the overshoot to that thread.
@@ -462,7 +464,7 @@ public final class SizeProportionalEvictor implements Evictor {
     try {
       outcome = loop.run(pool, p -> refill(p, domain, excludedKey, passTarget),
           c -> eviction.evict(c, excludedKey, passTarget, backups),
-          () -> footprint.above(passTarget));
+          () -> oversized.version() == version && footprint.above(passTarget));
     } finally {
       if (backups != null) {
         metrics.backupBatches.add(backups.send());
@@ -528,16 +530,17 @@ public final class SizeProportionalEvictor implements Evictor {
    */
   private void evictOversized(int thread, Data excludedKey, long now) {
     OversizedEntries.Taken taken = oversized.take(thread, now);
-    List<Integer> marked = taken.partitions;
-    if (marked.isEmpty()) {
-      oversized.settle(thread, taken);
+    if (taken == null) {
       return;
     }
+    List<Integer> marked = taken.partitions;
     boolean later = false;
+    int scanned = 0;
     BackupEvictions backups = ownerMode
         ? new BackupEvictions(mapName, totalBackups, this::sendToBackup) : null;
     try {
-      for (int pid : marked) {
+      for (; scanned < marked.size(); scanned++) {
+        int pid = marked.get(scanned);
         RecordStore<?> store = stores.of(pid);
         GcAwareEntryCostEstimator costs = store == null ? null : estimatorOf(store);
         if (costs == null) {
@@ -571,6 +574,12 @@ public final class SizeProportionalEvictor implements Evictor {
           }
         }
       }
+    } catch (RuntimeException | Error e) {
+      // the partitions not checked keep their marks
+      for (int i = scanned; i < marked.size(); i++) {
+        oversized.mark(marked.get(i), 0);
+      }
+      throw e;
     } finally {
       oversized.settle(thread, taken);
       if (backups != null) {
