@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *       known yet ({@link #hasUnknown}: a value between half the limit and the limit, a lowered
  *       limit) a pass leaves the overshoot to that thread. The pending cost, and whether a
  *       thread has marks of no known cost, change only once its scan ended ({@link #settle}),
- *       so no pass elsewhere sees either drop while the entry stays.</li>
+ *       so no pass elsewhere sees either drop while the entry stays. An estimator marks before
+ *       it adds to the map's total, and every mark changes {@link #version}: a pass that started
+ *       before an oversized entry came stops at its next step instead of evicting around it.</li>
  *   <li>Held entries are checked again at their thread's passes at most every
  *       {@value #HELD_RETRY_MILLIS} ms, and a write's pass elsewhere asks that thread for a pass
  *       no more often: a lock held for long costs one walk of its partition per interval, not
