@@ -106,6 +106,7 @@ public class BackupConvergenceTest {
     // on that thread runs behind every pass queued before it. b's passes send backup evictions
     // to a: the test kit's network hands an operation to a's partition queue as b sends it, so
     // once b is drained they are queued on a, and draining a then runs behind them.
+    HazelcastTestSupport.warmUpPartitions(a, b); // the table is arranged on first use
     HazelcastTestSupport.waitAllForSafeState(a, b);
     TestMembers.drainPartitionThreads(b, a);
     SizeProportionalEvictor evictor = (SizeProportionalEvictor) TestMembers.mapServiceContext(a)

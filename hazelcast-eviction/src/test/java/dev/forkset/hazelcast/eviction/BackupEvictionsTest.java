@@ -54,6 +54,7 @@ public class BackupEvictionsTest {
     TestMembers.map(config, "m", MaxSizePolicy.USED_HEAP_SIZE, 100, EvictionPolicy.LRU, 1);
     HazelcastInstance owner = factory.newHazelcastInstance(config);
     HazelcastInstance backup = factory.newHazelcastInstance(config);
+    HazelcastTestSupport.warmUpPartitions(owner, backup); // the table is arranged on first use
     HazelcastTestSupport.waitAllForSafeState(owner, backup);
     int pid = owner.getPartitionService().getPartition("k0").getPartitionId();
     IMap<String, byte[]> map = owner.getMap("m");

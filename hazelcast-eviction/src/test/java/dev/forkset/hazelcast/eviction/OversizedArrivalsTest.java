@@ -172,6 +172,7 @@ public class OversizedArrivalsTest {
   public void backup_onAMemberThatModelsItOversized_evictsThatCopyOnly() throws Exception {
     HazelcastInstance owner = factory.newHazelcastInstance(unequal("1m", 1));
     HazelcastInstance replica = factory.newHazelcastInstance(unequal("8m", 1));
+    HazelcastTestSupport.warmUpPartitions(owner, replica); // the table is arranged on first use
     HazelcastTestSupport.waitAllForSafeState(owner, replica);
     IMap<Object, Object> map = filled(owner);
     String key = HazelcastTestSupport.generateKeyOwnedBy(owner);
@@ -192,6 +193,7 @@ public class OversizedArrivalsTest {
       throws Exception {
     HazelcastInstance runner = factory.newHazelcastInstance(unequal("1m", 0));
     HazelcastInstance owner = factory.newHazelcastInstance(unequal("8m", 0));
+    HazelcastTestSupport.warmUpPartitions(runner, owner);
     HazelcastTestSupport.waitAllForSafeState(runner, owner);
     IMap<Object, Object> map = filled(runner);
     String key = HazelcastTestSupport.generateKeyOwnedBy(owner);

@@ -53,6 +53,7 @@ public class ReplicasFollowTheirOwnerTest {
       throws Exception {
     HazelcastInstance owner = factory.newHazelcastInstance(config("1m"));
     HazelcastInstance replica = factory.newHazelcastInstance(config("8m"));
+    HazelcastTestSupport.warmUpPartitions(owner, replica); // the table is arranged on first use
     HazelcastTestSupport.waitAllForSafeState(owner, replica);
     String key = HazelcastTestSupport.generateKeyOwnedBy(owner);
     byte[] value = new byte[VALUE];
