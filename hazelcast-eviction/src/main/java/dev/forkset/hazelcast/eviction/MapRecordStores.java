@@ -69,12 +69,10 @@ final class MapRecordStores {
    * running total from.
    */
   GcAwareEntryCostEstimator anyEstimator() {
-    // A member that shuts down makes map containers to deregister their listeners: no service.
-    MapService service = nodeEngine.getServiceOrNull(MapService.SERVICE_NAME);
-    if (service == null) {
+    MapServiceContext context = contextOrNull();
+    if (context == null) {
       return null;
     }
-    MapServiceContext context = service.getMapServiceContext();
     for (int pid = 0; pid < threads.partitionCount(); pid++) {
       GcAwareEntryCostEstimator estimator = estimatorOf(context.getExistingRecordStore(pid, mapName));
       if (estimator != null && estimator.footprint() != null) {
@@ -110,11 +108,10 @@ final class MapRecordStores {
 
   /** Whether the map holds any entry on this member. */
   boolean anyEntries() {
-    MapService service = nodeEngine.getServiceOrNull(MapService.SERVICE_NAME);
-    if (service == null) {
+    MapServiceContext context = contextOrNull();
+    if (context == null) {
       return false;
     }
-    MapServiceContext context = service.getMapServiceContext();
     for (int pid = 0; pid < threads.partitionCount(); pid++) {
       RecordStore<?> store = context.getExistingRecordStore(pid, mapName);
       if (store != null && store.size() > 0) {
@@ -233,6 +230,15 @@ final class MapRecordStores {
     if (ownedRatio == 0) {
       ownedRatioValid = false;
     }
+  }
+
+  /**
+   * The map service's context, or null while an evictor is built for a member that shuts down
+   * (its map containers are made to deregister their listeners, with no map service).
+   */
+  private MapServiceContext contextOrNull() {
+    MapService service = nodeEngine.getServiceOrNull(MapService.SERVICE_NAME);
+    return service == null ? null : service.getMapServiceContext();
   }
 
   private MapServiceContext context() {
