@@ -12,8 +12,10 @@ import org.apache.maven.plugins.annotations.Parameter;
 
 /**
  * The API gate ({@link ApiGate}): fails the build naming every member of a replaced class that
- * the custom jar changes or removes, or whose compile-time constant value it changes, against the
- * upstream jar. Runs after {@code overlay}.
+ * the custom jar changes or removes, every method it adds as abstract (or makes abstract) to an
+ * interface or abstract class, with the implementors in the jar that lack it, and every
+ * compile-time constant whose value it changes, against the upstream jar. Runs after
+ * {@code overlay}.
  */
 @Mojo(name = "api-check", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
 public class ApiCheckMojo extends AbstractSeriesMojo {
@@ -52,9 +54,21 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
           + String.join("\n  ", violations) + "\n  Upstream classes that were not recompiled,"
           + " and coprocessors or plugins built against the stock release, link against these"
           + " members and inline these constants. Add new members instead of changing existing"
-          + " ones, and keep constant values.");
+          + " ones, and keep constant values."
+          + (violations.stream().anyMatch(v -> v.contains(" abstract "))
+              ? "\n  A method added as abstract (or made abstract) breaks every implementor"
+                  + " compiled without it: the classes of the jar listed above, and any"
+                  + " implementor outside the jar (a coprocessor, a plugin, a test double), throw"
+                  + " AbstractMethodError when it is called. Give it a body (a default method on"
+                  + " an interface, a concrete method on an abstract class) whose behaviour is"
+                  + " right for such an implementor, or, after review, add the line as an"
+                  + " <acceptedChange> to the line's pom.xml with the reason in a comment"
+                  + " (docs/building.md, \"The API gate\")."
+              : ""));
     }
+    int accepted = acceptedChanges.size();
     getLog().info("API gate: the " + units.size() + " replaced units of " + outputJar.getName()
-        + " only add to upstream's API");
+        + " only add to upstream's API" + (accepted == 0 ? ""
+            : ", apart from the " + accepted + " accepted change(s) above"));
   }
 }

@@ -40,6 +40,12 @@ import javassist.bytecode.AccessFlag;
  *   <li>Additions only: any removed or modified class header, field, method or constructor is a
  *       violation (return type, parameter list, modifiers, throws clause, field type), whether
  *       or not the JVM would still link it; annotations are not compared.
+ *   <li>Abstract additions: an addition is refused when it is a method that is abstract in an
+ *       interface or abstract class and was not upstream (new, or a default or concrete method
+ *       made abstract). Linking still succeeds, so japicmp counts it binary compatible, but
+ *       every implementor compiled without it, in the jar or outside, throws
+ *       {@code AbstractMethodError} when it is called. The line names the implementors in the
+ *       custom jar left without an implementation ({@link Implementors}).
  *   <li>Compile-time constants: japicmp does not compare {@code ConstantValue} attributes
  *       (siom79/japicmp#238), yet javac copies a {@code static final} primitive or String
  *       constant into every class that reads it; a changed value would leave the old one in
@@ -63,13 +69,68 @@ final class ApiGate {
     List<JApiClass> classes = new JarArchiveComparator(options).compare(
         new JApiCmpArchive(upstreamJar, "upstream"), new JApiCmpArchive(customJar, "custom"));
     List<String> violations = new ArrayList<>();
+    Implementors[] hierarchy = {null};
     for (JApiClass c : classes) {
       if (!ofUnits(c.getFullyQualifiedName(), units)) {
         continue;
       }
       classViolations(c, violations);
+      abstractAdditions(c, units, () -> {
+        if (hierarchy[0] == null) {
+          try {
+            hierarchy[0] = Implementors.of(customJar);
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Cannot read " + customJar, e);
+          }
+        }
+        return hierarchy[0];
+      }, violations);
     }
     return violations;
+  }
+
+  /**
+   * A method that is abstract in the custom jar's interface or abstract class and was not
+   * abstract upstream (new, or a default or concrete method made abstract). japicmp classes these
+   * as binary compatible (METHOD_ADDED_TO_INTERFACE, METHOD_ABSTRACT_ADDED_TO_CLASS): linking
+   * still succeeds, but every implementor compiled without the method throws
+   * {@code AbstractMethodError} when it is called. Names the implementors of the custom jar that
+   * are left without an implementation (not recompiled, and inheriting none).
+   */
+  private static void abstractAdditions(JApiClass c, List<String> units,
+      java.util.function.Supplier<Implementors> hierarchy, List<String> out) {
+    if (!c.getNewClass().isPresent() || !c.getOldClass().isPresent()) {
+      return; // a new class has no implementor compiled without it
+    }
+    CtClass neu = c.getNewClass().get();
+    boolean isInterface = neu.isInterface();
+    if (!isInterface && !Modifier.isAbstract(neu.getModifiers())) {
+      return;
+    }
+    String name = c.getFullyQualifiedName();
+    for (JApiMethod m : c.getMethods()) {
+      Optional<CtMethod> now = m.getNewMethod();
+      if (!now.isPresent() || synthetic(now.get())
+          || !Modifier.isAbstract(now.get().getModifiers())) {
+        continue;
+      }
+      Optional<CtMethod> before = m.getOldMethod();
+      String what;
+      if (!before.isPresent()) {
+        what = " was added as abstract to ";
+      } else if (!Modifier.isAbstract(before.get().getModifiers())) {
+        what = " became abstract in ";
+      } else {
+        continue;
+      }
+      List<String> left = hierarchy.get().without(name, now.get().getName(),
+          now.get().getSignature(), cls -> ofUnits(cls, units));
+      out.add("method " + now.get().getLongName() + what
+          + (isInterface ? "interface " : "abstract class ") + name + "; "
+          + (left.isEmpty() ? "no class of the jar is left without an implementation"
+              : "left without an implementation in the jar (not recompiled): "
+                  + String.join(", ", left)));
+    }
   }
 
   /** p.A or p.A$Named for unit p/A; not p.A$1 or p.A$1Local. */
@@ -153,6 +214,9 @@ final class ApiGate {
     } else if (b.getChangeStatus() == JApiChangeStatus.MODIFIED) {
       String before = old.map(ApiGate::describe).orElse("?");
       String after = neu.map(ApiGate::describe).orElse("?");
+      if (!before.contains("abstract ") && after.replace("abstract ", "").equals(before)) {
+        return; // only made abstract: abstractAdditions names it with the implementors it breaks
+      }
       out.add(kind + " " + old.map(CtBehavior::getLongName).orElse(b.getName()) + " changed: "
           + before + " -> " + after + (before.equals(after) ? " (generic signature)" : ""));
     }

@@ -153,4 +153,104 @@ public class ApiGateTest {
     assertOne(gate(A.replace("  public A() {}\n", "  public A(int x) {}\n")),
         "constructor p.A() was removed");
   }
+
+  /**
+   * An interface p.I with a default method, its implementors (direct, through a superclass,
+   * through a subinterface, one abstract) and p.Own, whose unit the series recompiles.
+   */
+  private static final String I = "package p; public interface I { void a(); default void d() {} }";
+  private static final String IMPLEMENTORS = "package p;\n"
+      + "public class Impl implements I { public void a() {} }\n"
+      + "class Sub extends Impl {}\n"
+      + "interface J extends I {}\n"
+      + "abstract class ViaJ implements J {}\n"
+      + "class Full implements I { public void a() {} public void b(int x) {} }\n"
+      + "class Unrelated { public void b(int x) {} }\n";
+
+  /**
+   * A custom jar as overlay makes it: {@code upstream}'s classes, with {@code units} compiled
+   * alone (against nothing else) in place of theirs, the others as upstream compiled them.
+   */
+  private static Path overlaid(Path upstream, Path jar, java.util.Map<String, String> units)
+      throws Exception {
+    Path classes = TMP.newFolder().toPath();
+    java.util.Map<String, byte[]> entries = new java.util.TreeMap<>();
+    try (java.util.zip.ZipFile up = new java.util.zip.ZipFile(upstream.toFile())) {
+      for (java.util.zip.ZipEntry e : java.util.Collections.list(up.entries())) {
+        entries.put(e.getName(), up.getInputStream(e).readAllBytes());
+      }
+    }
+    for (String name : Compiled.compile(classes, 8, units)) {
+      entries.put(name, java.nio.file.Files.readAllBytes(classes.resolve(name)));
+    }
+    return Compiled.zip(jar, entries);
+  }
+
+  private List<String> gateOnInterface(String newI, String newOwn) throws Exception {
+    Path root = TMP.newFolder().toPath();
+    String own = "package p; public class Own implements I { public void a() {} }";
+    Path up = Compiled.jar(root.resolve("up.jar"), 8,
+        Compiled.sources("p/I.java", I, "p/Impl.java", IMPLEMENTORS, "p/Own.java", own));
+    Path neu = overlaid(up, root.resolve("new.jar"),
+        Compiled.sources("p/I.java", newI, "p/Own.java", newOwn));
+    return ApiGate.check(up.toFile(), neu.toFile(), List.of("p/I", "p/Own"));
+  }
+
+  @Test
+  public void check_fails_whenAnInterfaceGetsAnAbstractMethod_namingTheImplementorsLeftWithout()
+      throws Exception {
+    assertEquals(List.of("method p.I.b(int) was added as abstract to interface p.I; left without"
+            + " an implementation in the jar (not recompiled): p.Impl, p.Sub, p.ViaJ (abstract)"),
+        gateOnInterface(I.replace("void a();", "void a(); void b(int x);"),
+            "package p; public class Own implements I { public void a() {} public void b(int x) {} }"));
+  }
+
+  @Test
+  public void check_passes_whenTheNewInterfaceMethodIsDefault() throws Exception {
+    assertEquals(List.of(), gateOnInterface(
+        I.replace("void a();", "void a(); default void b(int x) {} static void s() {}"),
+        "package p; public class Own implements I { public void a() {} public void b(int x) {} }"));
+  }
+
+  @Test
+  public void check_fails_whenADefaultMethodBecomesAbstract() throws Exception {
+    assertEquals(List.of("method p.I.d() became abstract in interface p.I; left without an"
+            + " implementation in the jar (not recompiled): p.Full, p.Impl, p.Sub, p.ViaJ (abstract)"),
+        gateOnInterface(I.replace("default void d() {}", "void d();"),
+            "package p; public class Own implements I { public void a() {} public void d() {} }"));
+  }
+
+  @Test
+  public void check_fails_whenAnAbstractClassGetsAnAbstractMethod() throws Exception {
+    Path root = TMP.newFolder().toPath();
+    String base = "package p; public abstract class Base { public abstract void a(); }";
+    String subs = "package p;\n"
+        + "public class Leaf extends Base { public void a() {} }\n"
+        + "class Covered extends Base { public void a() {} protected long m() { return 0; } }\n";
+    Path up = Compiled.jar(root.resolve("up.jar"), 8,
+        Compiled.sources("p/Base.java", base, "p/Leaf.java", subs));
+    Path neu = overlaid(up, root.resolve("new.jar"), Compiled.sources("p/Base.java",
+        base.replace("public abstract void a();",
+            "public abstract void a(); protected abstract long m(); protected long n() { return 1; }")));
+    assertEquals(List.of("method p.Base.m() was added as abstract to abstract class p.Base; left"
+            + " without an implementation in the jar (not recompiled): p.Leaf"),
+        ApiGate.check(up.toFile(), neu.toFile(), List.of("p/Base")));
+  }
+
+  @Test
+  public void check_fails_forANewAbstractMethodEvenWhenEveryImplementorInTheJarIsRecompiled()
+      throws Exception {
+    // Implementors outside the jar (coprocessors, plugins) still break.
+    Path root = TMP.newFolder().toPath();
+    String s = "package p; public interface S { long size(); }";
+    String impl = "package p; public class SImpl implements S { public long size() { return 0; } }";
+    Path up = Compiled.jar(root.resolve("up.jar"), 8,
+        Compiled.sources("p/S.java", s, "p/SImpl.java", impl));
+    Path neu = Compiled.jar(root.resolve("new.jar"), 8, Compiled.sources(
+        "p/S.java", s.replace("long size();", "long size(); void inc(long d);"),
+        "p/SImpl.java", impl.replace("return 0; }", "return 0; } public void inc(long d) {}")));
+    assertEquals(List.of("method p.S.inc(long) was added as abstract to interface p.S; no class of"
+            + " the jar is left without an implementation"),
+        ApiGate.check(up.toFile(), neu.toFile(), List.of("p/S", "p/SImpl")));
+  }
 }

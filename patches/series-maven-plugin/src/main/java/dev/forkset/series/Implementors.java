@@ -1,0 +1,154 @@
+package dev.forkset.series;
+
+import java.io.DataInputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import javassist.bytecode.AccessFlag;
+import javassist.bytecode.ClassFile;
+import javassist.bytecode.MethodInfo;
+
+/**
+ * The type hierarchy of one jar's classes, read from the class files (outside
+ * {@code META-INF/versions/}), to find the classes an abstract method added to a type leaves
+ * without an implementation: those throw {@code AbstractMethodError} when it is called on them.
+ *
+ * <p>Resolution follows the JVM's selection, simplified: a class implements {@code m} if it or a
+ * superclass declares a non-abstract, non-static {@code m} with the same descriptor, or a
+ * superinterface declares a default {@code m}. Supertypes outside the jar (the JDK, other jars)
+ * are not seen; they could only supply an implementation, so a class listed through such a type
+ * is listed because its implementation cannot be found in the jar.
+ */
+final class Implementors {
+  private static final class Type {
+    String superclass;
+    List<String> interfaces = new ArrayList<>();
+    boolean isInterface;
+    boolean isAbstract;
+    /** name + descriptor -> access flags. */
+    Map<String, Integer> methods = new HashMap<>();
+  }
+
+  private final Map<String, Type> types = new HashMap<>();
+
+  private Implementors() {}
+
+  /** Reads every class of {@code jar} outside META-INF/versions. */
+  static Implementors of(File jar) throws IOException {
+    Implementors h = new Implementors();
+    try (JarFile j = new JarFile(jar)) {
+      Enumeration<JarEntry> entries = j.entries();
+      while (entries.hasMoreElements()) {
+        JarEntry e = entries.nextElement();
+        if (!e.getName().endsWith(".class") || e.getName().startsWith("META-INF/")
+            || e.getName().endsWith("module-info.class")) {
+          continue;
+        }
+        ClassFile cf;
+        try (InputStream in = j.getInputStream(e)) {
+          cf = new ClassFile(new DataInputStream(in));
+        }
+        Type t = new Type();
+        t.superclass = cf.getSuperclass();
+        for (String i : cf.getInterfaces()) {
+          t.interfaces.add(i);
+        }
+        t.isInterface = cf.isInterface();
+        t.isAbstract = cf.isAbstract();
+        for (MethodInfo m : cf.getMethods()) {
+          t.methods.put(m.getName() + m.getDescriptor(), m.getAccessFlags());
+        }
+        h.types.put(cf.getName(), t);
+      }
+    }
+    return h;
+  }
+
+  /**
+   * Classes of the jar that are subtypes of {@code type} (a dotted name) and have no
+   * implementation of {@code name}{@code descriptor}, sorted, with " (abstract)" after abstract
+   * ones (whose subclasses outside the jar break the same way), leaving out those {@code skip}
+   * accepts (recompiled classes, which javac checked).
+   */
+  List<String> without(String type, String name, String descriptor,
+      java.util.function.Predicate<String> skip) {
+    String key = name + descriptor;
+    Set<String> out = new TreeSet<>();
+    for (Map.Entry<String, Type> e : types.entrySet()) {
+      Type t = e.getValue();
+      if (t.isInterface || e.getKey().equals(type) || !subtypeOf(e.getKey(), type)
+          || skip.test(e.getKey()) || implemented(e.getKey(), key)) {
+        continue;
+      }
+      out.add(e.getKey() + (t.isAbstract ? " (abstract)" : ""));
+    }
+    return new ArrayList<>(out);
+  }
+
+  private boolean subtypeOf(String cls, String type) {
+    Deque<String> todo = new ArrayDeque<>();
+    Set<String> seen = new HashSet<>();
+    todo.add(cls);
+    while (!todo.isEmpty()) {
+      String c = todo.poll();
+      if (!seen.add(c)) {
+        continue;
+      }
+      if (c.equals(type)) {
+        return true;
+      }
+      Type t = types.get(c);
+      if (t == null) {
+        continue;
+      }
+      if (t.superclass != null) {
+        todo.add(t.superclass);
+      }
+      todo.addAll(t.interfaces);
+    }
+    return false;
+  }
+
+  private boolean implemented(String cls, String key) {
+    List<String> interfaces = new ArrayList<>();
+    for (String c = cls; c != null;) {
+      Type t = types.get(c);
+      if (t == null) {
+        break;
+      }
+      Integer flags = t.methods.get(key);
+      if (flags != null && (flags & (AccessFlag.ABSTRACT | AccessFlag.STATIC)) == 0) {
+        return true;
+      }
+      interfaces.addAll(t.interfaces);
+      c = t.superclass;
+    }
+    Set<String> seen = new HashSet<>();
+    Deque<String> todo = new ArrayDeque<>(interfaces);
+    while (!todo.isEmpty()) {
+      String i = todo.poll();
+      Type t = types.get(i);
+      if (!seen.add(i) || t == null) {
+        continue;
+      }
+      Integer flags = t.methods.get(key);
+      if (flags != null && (flags & (AccessFlag.ABSTRACT | AccessFlag.STATIC)) == 0) {
+        return true;
+      }
+      todo.addAll(t.interfaces);
+    }
+    return false;
+  }
+}
