@@ -40,7 +40,9 @@ import java.util.jar.Manifest;
  *       depend on it, as maven-jar-plugin's normalisation avoids too.
  *   <li>Replaced: {@code Unit.class}, {@code Unit$*.class} and their
  *       {@code META-INF/versions/N/} copies, so no stale nested, anonymous or multi-release
- *       class of a patched unit survives. Signature files are dropped (they would not match).
+ *       class of a patched unit survives. Overlay refuses an upstream jar with such a
+ *       multi-release copy before writing ({@link #versionedCopies}), so only the first two
+ *       occur. Signature files are dropped (they would not match).
  *   <li>Deflate output is a function of the input bytes and the zlib build: the same JDK
  *       build gives the same bytes.
  * </ol>
@@ -141,6 +143,25 @@ final class OverlayJar {
       }
     }
     return result;
+  }
+
+  /**
+   * The upstream entries under {@code META-INF/versions/N/} that are classes of a patched unit,
+   * in upstream order. Overlay refuses a line with any: the pipeline compiles only the base
+   * source, so such a copy could neither be kept (on a multi-release jar the JVM would load the
+   * unpatched copy on JDK N and later) nor dropped (the patched base class would then run on
+   * every JDK, without the copy's JDK-specific code).
+   */
+  static List<String> versionedCopies(JarFile upstream, List<String> units) {
+    List<String> out = new ArrayList<>();
+    Enumeration<JarEntry> entries = upstream.entries();
+    while (entries.hasMoreElements()) {
+      String name = entries.nextElement().getName();
+      if (name.startsWith(VERSIONS) && ofReplacedUnit(name, units)) {
+        out.add(name);
+      }
+    }
+    return out;
   }
 
   private static boolean signature(String name) {

@@ -108,6 +108,7 @@ public class OverlayMojo extends AbstractSeriesMojo {
       String digest = Revisions.digest(seriesDirectory.toPath());
       OverlayJar.Result result;
       try (JarFile upstream = new JarFile(upstreamJar)) {
+        refuseVersionedCopies(upstream, upstreamJar, state.units);
         BytecodeLevel.check(upstream, classes, ours, releaseProperty, relative(project.getFile()));
         result = OverlayJar.write(upstream, classes, ours, state.units,
             manifest(upstream, state.applied, digest), timestamp, outputJar.toPath());
@@ -130,6 +131,28 @@ public class OverlayMojo extends AbstractSeriesMojo {
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot build " + outputJar, e);
     }
+  }
+
+  /** Fails naming each patched unit's multi-release copies ({@link OverlayJar#versionedCopies}). */
+  static void refuseVersionedCopies(JarFile upstream, File upstreamJar, List<String> units)
+      throws IOException, MojoFailureException {
+    List<String> copies = OverlayJar.versionedCopies(upstream, units);
+    if (copies.isEmpty()) {
+      return;
+    }
+    Manifest mf = upstream.getManifest();
+    boolean multiRelease = mf != null
+        && "true".equalsIgnoreCase(mf.getMainAttributes().getValue("Multi-Release"));
+    throw new MojoFailureException(upstreamJar.getName() + " has multi-release copies of classes"
+        + " the series patches:\n  " + String.join("\n  ", copies) + "\n  "
+        + (multiRelease ? "The jar is Multi-Release: on those JDK versions and later the JVM loads"
+            + " these copies, not the patched class."
+            : "Its manifest does not declare Multi-Release: true, so the JVM ignores them today.")
+        + " The pipeline compiles only the base source (src/main/java), so it can neither keep"
+        + " these copies (unpatched code) nor drop them (the patched base class would run on every"
+        + " JDK without their JDK-specific code). Keep the series out of these classes, or"
+        + " extend the pipeline to apply the patch to the versioned sources (src/main/javaN) and"
+        + " compile them at release N too (docs/building.md, the pipeline, step 4).");
   }
 
   protected Instant timestamp() throws MojoFailureException {

@@ -104,6 +104,41 @@ public class OverlayJarTest {
   }
 
   @Test
+  public void overlay_refusesAMultiReleaseCopyOfAPatchedClass_namingItAndTheVersions()
+      throws Exception {
+    Path up = upstream();
+    try (JarFile jar = new JarFile(up.toFile())) {
+      assertEquals(List.of("META-INF/versions/11/p/A.class"), OverlayJar.versionedCopies(jar, UNITS));
+      assertEquals(List.of(), OverlayJar.versionedCopies(jar, List.of("p/B")));
+      OverlayMojo.refuseVersionedCopies(jar, up.toFile(), List.of("p/B"));
+      try {
+        OverlayMojo.refuseVersionedCopies(jar, up.toFile(), UNITS);
+        fail("a multi-release copy of p/A was accepted");
+      } catch (org.apache.maven.plugin.MojoFailureException e) {
+        assertTrue(e.getMessage(), e.getMessage().startsWith("upstream.jar has multi-release"
+            + " copies of classes the series patches:\n  META-INF/versions/11/p/A.class\n"));
+        assertTrue(e.getMessage(), e.getMessage().contains("does not declare Multi-Release"));
+        assertTrue(e.getMessage(), e.getMessage().contains("Keep the series out of these classes"));
+      }
+    }
+    Map<String, byte[]> entries = new TreeMap<>();
+    try (JarFile jar = new JarFile(up.toFile())) {
+      for (java.util.jar.JarEntry e : Collections.list(jar.entries())) {
+        entries.put(e.getName(), jar.getInputStream(e).readAllBytes());
+      }
+    }
+    entries.put("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n"
+        .getBytes(StandardCharsets.UTF_8));
+    Path mr = Compiled.zip(tmp.getRoot().toPath().resolve("mr/upstream.jar"), entries);
+    try (JarFile jar = new JarFile(mr.toFile())) {
+      OverlayMojo.refuseVersionedCopies(jar, mr.toFile(), UNITS);
+      fail("a multi-release copy of p/A was accepted");
+    } catch (org.apache.maven.plugin.MojoFailureException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("the JVM loads these copies, not the patched class"));
+    }
+  }
+
+  @Test
   public void write_givesEveryEntryTheOutputTimestamp() throws Exception {
     Path out = tmp.getRoot().toPath().resolve("custom.jar");
     write(upstream(), patched(), out);
