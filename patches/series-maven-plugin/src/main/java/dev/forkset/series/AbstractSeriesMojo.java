@@ -30,6 +30,14 @@ abstract class AbstractSeriesMojo extends AbstractMojo {
   @Parameter(defaultValue = "${project}", readonly = true)
   protected MavenProject project;
 
+  /**
+   * The line's pins: the SHA-256 of every upstream artifact the goals read
+   * ({@link UpstreamArtifacts}). In the line's own folder, also for a flavour that builds
+   * another line's series: its upstream artifact is another.
+   */
+  @Parameter(defaultValue = "${project.basedir}/" + UpstreamArtifacts.PINS_FILE, required = true)
+  protected File upstreamPins;
+
   @Parameter(defaultValue = "${repositorySystemSession}", readonly = true)
   private RepositorySystemSession repoSession;
 
@@ -50,16 +58,24 @@ abstract class AbstractSeriesMojo extends AbstractMojo {
 
   protected abstract void run() throws MojoExecutionException, MojoFailureException;
 
-  /** The upstream jar with {@code classifier} ("" for the main jar), from the build's repositories. */
+  /**
+   * The upstream jar with {@code classifier} ("" for the main jar), from the build's
+   * repositories, checked against {@link #upstreamPins}.
+   */
   protected File resolveUpstream(String classifier, String what) throws MojoFailureException {
-    return UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos, upstreamGroupId,
-        upstreamArtifactId, classifier, upstreamVersion, what);
+    return resolveUpstream(classifier, upstreamVersion, what);
   }
 
   /** As {@link #resolveUpstream(String, String)}, for another upstream {@code version}. */
   protected File resolveUpstream(String classifier, String version, String what)
       throws MojoFailureException {
-    return UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos, upstreamGroupId,
-        upstreamArtifactId, classifier, version, what);
+    return resolvePinned(upstreamGroupId, upstreamArtifactId, classifier, version, what);
+  }
+
+  /** Any upstream artifact, from the build's repositories, checked against {@link #upstreamPins}. */
+  protected File resolvePinned(String groupId, String artifactId, String classifier,
+      String version, String what) throws MojoFailureException {
+    return UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos, groupId, artifactId,
+        classifier, version, what, upstreamPins.toPath());
   }
 }

@@ -90,6 +90,13 @@ public class UpstreamTestsMojo extends AbstractMojo {
   private boolean skipTests;
 
   /**
+   * The folder of the lines, whose {@code upstream.sha256} files pin the upstream tests jars
+   * this goal reads ({@link UpstreamArtifacts#verifyDependency}).
+   */
+  @Parameter(defaultValue = "${maven.multiModuleProjectDirectory}/patches", required = true)
+  private File patchesDirectory;
+
+  /**
    * Skips the upstream tests as {@code -DskipTests} would, for a module whose tests need what is
    * missing here (a JDK 8: {@code ${forkset.jdk8.skip}}).
    */
@@ -153,13 +160,23 @@ public class UpstreamTestsMojo extends AbstractMojo {
     }
   }
 
-  /** Where Surefire finds the upstream tests: this module's test classes and its tests jars. */
-  private List<File> testClassLocations() {
+  /**
+   * Where Surefire finds the upstream tests: this module's test classes and its tests jars,
+   * each upstream tests jar checked against its line's pins first.
+   */
+  private List<File> testClassLocations() throws MojoFailureException {
     List<File> out = new ArrayList<>();
     out.add(new File(project.getBuild().getTestOutputDirectory()));
     for (Artifact a : project.getArtifacts()) {
       if (("tests".equals(a.getClassifier()) || "test-jar".equals(a.getType()))
           && a.getFile() != null) {
+        String classifier = a.getClassifier() == null ? "tests" : a.getClassifier();
+        java.nio.file.Path pins = UpstreamArtifacts.verifyDependency(patchesDirectory.toPath(),
+            a.getGroupId(), a.getArtifactId(), a.getVersion(), classifier, a.getFile());
+        if (pins != null) {
+          getLog().info(UpstreamArtifacts.coordinates(a.getGroupId(), a.getArtifactId(),
+              a.getVersion(), classifier) + " has the SHA-256 pinned in " + pins);
+        }
         out.add(a.getFile());
       }
     }

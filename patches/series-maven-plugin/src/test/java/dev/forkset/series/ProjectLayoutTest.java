@@ -175,6 +175,38 @@ public class ProjectLayoutTest {
     assertTrue("the root pom names the custom jars it uses", checked >= 4);
   }
 
+  @Test
+  public void everyLinePinsItsUpstreamJarAndSources_andTheTestsCopiesMatchThePins()
+      throws Exception {
+    Path copies = Paths.get(System.getProperty("upstream.sources", "target/upstream-sources"));
+    int matched = 0;
+    for (String project : PROJECTS) {
+      Map<String, String> shared = properties(pom(ROOT.resolve("patches").resolve(project)
+          .resolve("pom.xml")));
+      for (String folder : lineFolders(project)) {
+        Path dir = ROOT.resolve("patches").resolve(project).resolve(folder);
+        Path pins = dir.resolve(UpstreamArtifacts.PINS_FILE);
+        String version = properties(pom(dir.resolve("pom.xml"))).get("upstream.version");
+        String artifactId = shared.get("upstream.artifactId");
+        for (String classifier : new String[] {"", "sources"}) {
+          String gav = UpstreamArtifacts.coordinates(shared.get("upstream.groupId"), artifactId,
+              version, classifier);
+          String pinned = UpstreamArtifacts.pinned(pins, gav);
+          assertNotNull(pins + " pins " + gav + " (docs/building.md, \"Pinned upstream"
+              + " inputs\")", pinned);
+          Path copy = copies.resolve(artifactId + "-" + version + "-sources.jar");
+          if (!classifier.isEmpty() && Files.isRegularFile(copy)) {
+            // ProjectSeriesTest reads these copies, which maven-dependency-plugin resolved.
+            assertEquals(copy + " is the pinned " + gav, pinned, Checksums.sha256(copy));
+            matched++;
+          }
+        }
+      }
+    }
+    assertTrue("the sources jars ProjectSeriesTest reads were checked (" + copies + ")",
+        matched >= 5 || !Files.isDirectory(copies));
+  }
+
   /** Folders under patches/<project>/ that build a custom jar: lines and flavours. */
   private static List<String> lineFolders(String project) throws Exception {
     List<String> out = new ArrayList<>();
