@@ -15,8 +15,10 @@ import japicmp.model.JApiMethod;
 import japicmp.model.JApiModifier;
 import java.io.File;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javassist.CtBehavior;
 import javassist.CtClass;
 import javassist.CtField;
@@ -45,7 +47,9 @@ import javassist.bytecode.AccessFlag;
  *       made abstract). Linking still succeeds, so japicmp counts it binary compatible, but
  *       every implementor compiled without it, in the jar or outside, throws
  *       {@code AbstractMethodError} when it is called. The line names the implementors in the
- *       custom jar left without an implementation ({@link Implementors}).
+ *       custom jar left without an implementation ({@link Implementors}). A new superinterface
+ *       of such a type is checked the same way for each abstract method it brings that the type
+ *       does not implement and did not owe upstream.
  *   <li>Compile-time constants: japicmp does not compare {@code ConstantValue} attributes
  *       (siom79/japicmp#238), yet javac copies a {@code static final} primitive or String
  *       constant into every class that reads it; a changed value would leave the old one in
@@ -123,14 +127,50 @@ final class ApiGate {
       } else {
         continue;
       }
-      List<String> left = hierarchy.get().without(name, now.get().getName(),
-          now.get().getSignature(), cls -> ofUnits(cls, units));
       out.add("method " + now.get().getLongName() + what
           + (isInterface ? "interface " : "abstract class ") + name + "; "
-          + (left.isEmpty() ? "no class of the jar is left without an implementation"
-              : "left without an implementation in the jar (not recompiled): "
-                  + String.join(", ", left)));
+          + left(hierarchy.get(), name, now.get().getName(), now.get().getSignature(), units));
     }
+    // A new superinterface brings its abstract methods along: those the type does not implement
+    // and did not owe upstream (javassist's getMethods() lists the inherited ones too).
+    Set<String> owedBefore = new HashSet<>();
+    try {
+      for (CtMethod m : c.getOldClass().get().getMethods()) {
+        owedBefore.add(m.getName() + m.getSignature());
+      }
+    } catch (RuntimeException e) {
+      // a supertype outside the jar: count only what is declared
+      for (CtMethod m : c.getOldClass().get().getDeclaredMethods()) {
+        owedBefore.add(m.getName() + m.getSignature());
+      }
+    }
+    // From the class files: japicmp lists no superinterfaces of an interface.
+    Set<String> before = new HashSet<>(List.of(c.getOldClass().get().getClassFile2().getInterfaces()));
+    for (String i : neu.getClassFile2().getInterfaces()) {
+      if (before.contains(i)) {
+        continue;
+      }
+      for (String key : hierarchy.get().owedThrough(name, i)) {
+        if (!owedBefore.add(key)) {
+          continue; // owed upstream, or already named through another new superinterface
+        }
+        int paren = key.indexOf('(');
+        String method = key.substring(0, paren);
+        String descriptor = key.substring(paren);
+        out.add((isInterface ? "interface " : "abstract class ") + name
+            + (isInterface ? " now extends " : " now implements ") + i
+            + ", whose abstract method " + method
+            + javassist.bytecode.Descriptor.toString(descriptor) + " it does not implement; "
+            + left(hierarchy.get(), name, method, descriptor, units));
+      }
+    }
+  }
+
+  private static String left(Implementors hierarchy, String type, String method,
+      String descriptor, List<String> units) {
+    List<String> left = hierarchy.without(type, method, descriptor, cls -> ofUnits(cls, units));
+    return left.isEmpty() ? "no class of the jar is left without an implementation"
+        : "left without an implementation in the jar (not recompiled): " + String.join(", ", left);
   }
 
   /** p.A or p.A$Named for unit p/A; not p.A$1 or p.A$1Local. */

@@ -97,6 +97,31 @@ final class Implementors {
     return new ArrayList<>(out);
   }
 
+  /**
+   * The abstract methods (name + descriptor) of interface {@code iface} and its superinterfaces
+   * that {@code type} neither declares with a body nor inherits one of (from a superclass, or a
+   * default method of any of its superinterfaces), sorted.
+   */
+  List<String> owedThrough(String type, String iface) {
+    Set<String> out = new TreeSet<>();
+    Set<String> seen = new HashSet<>();
+    Deque<String> todo = new ArrayDeque<>(List.of(iface));
+    while (!todo.isEmpty()) {
+      String i = todo.poll();
+      Type t = types.get(i);
+      if (!seen.add(i) || t == null) {
+        continue;
+      }
+      for (Map.Entry<String, Integer> m : t.methods.entrySet()) {
+        if ((m.getValue() & AccessFlag.ABSTRACT) != 0 && !implemented(type, m.getKey())) {
+          out.add(m.getKey());
+        }
+      }
+      todo.addAll(t.interfaces);
+    }
+    return new ArrayList<>(out);
+  }
+
   private boolean subtypeOf(String cls, String type) {
     Deque<String> todo = new ArrayDeque<>();
     Set<String> seen = new HashSet<>();

@@ -253,4 +253,43 @@ public class ApiGateTest {
             + " the jar is left without an implementation"),
         ApiGate.check(up.toFile(), neu.toFile(), List.of("p/S", "p/SImpl")));
   }
+
+  @Test
+  public void check_fails_whenAnInterfaceGetsASuperinterfaceWithAbstractMethods() throws Exception {
+    Path root = TMP.newFolder().toPath();
+    String k = "package p; public interface K extends L { void k(); default void kd() {} }\n"
+        + "interface L { void l(); void a(); }";
+    Path up = Compiled.jar(root.resolve("up.jar"), 8, Compiled.sources("p/I.java", I,
+        "p/Impl.java", IMPLEMENTORS, "p/K.java", k,
+        "p/Own.java", "package p; public class Own implements I { public void a() {} }"));
+    Path neu = overlaid(up, root.resolve("new.jar"), Compiled.sources(
+        "p/I.java", I.replace("public interface I {", "public interface I extends K {")
+            .replace("void a();", "void a(); default void l() {}"),
+        "p/Own.java", "package p; public class Own implements I { public void a() {}"
+            + " public void k() {} }",
+        "p/K.java", k));
+    // a() was owed before; l() has a default in I now; k() is new and has none.
+    assertEquals(List.of("interface p.I now extends p.K, whose abstract method k() it does not"
+            + " implement; left without an implementation in the jar (not recompiled): p.Full,"
+            + " p.Impl, p.Sub, p.ViaJ (abstract)"),
+        ApiGate.check(up.toFile(), neu.toFile(), List.of("p/I", "p/Own")));
+  }
+
+  @Test
+  public void check_fails_whenAnAbstractClassGetsAnInterfaceItDoesNotImplement() throws Exception {
+    Path root = TMP.newFolder().toPath();
+    String base = "package p; public abstract class Base { public abstract void a(); }";
+    String subs = "package p;\n"
+        + "public class Leaf extends Base { public void a() {} }\n"
+        + "interface Sized { long size(); }\n";
+    Path up = Compiled.jar(root.resolve("up.jar"), 8,
+        Compiled.sources("p/Base.java", base, "p/Leaf.java", subs));
+    Path neu = overlaid(up, root.resolve("new.jar"), Compiled.sources("p/Base.java",
+        base.replace("public abstract class Base {", "public abstract class Base implements Sized {"),
+        "p/Sized.java", "package p; interface Sized { long size(); }"));
+    assertEquals(List.of("abstract class p.Base now implements p.Sized, whose abstract method"
+            + " size() it does not implement; left without an implementation in the jar (not"
+            + " recompiled): p.Leaf"),
+        ApiGate.check(up.toFile(), neu.toFile(), List.of("p/Base")));
+  }
 }
