@@ -31,6 +31,8 @@ import java.util.regex.Pattern;
  * Forwarded: no | not-needed | https://...
  * Module: hbase-memstore-fix | hbase-pmem-cache | hazelcast-eviction | none
  * Max-Offset: 0            (optional: lines a hunk may move; fuzz is never allowed)
+ * Applied-Upstream: 2.1.3  (optional: the upstream release that has the change; series:status
+ *                          compares the patched files with it)
  * ---
  *  diffstat
  *
@@ -50,7 +52,8 @@ public final class Dep3Header {
   public static final String[] REQUIRED = {"Subject", "Upstream", "Forwarded", "Module"};
   /** Fields of this project that may appear only once. */
   private static final Set<String> SINGLE =
-      Set.of("Subject", "Description", "Upstream", "Forwarded", "Module", "Max-Offset");
+      Set.of("Subject", "Description", "Upstream", "Forwarded", "Module", "Max-Offset",
+          "Applied-Upstream");
 
   /** The two ways a patch file can be written. */
   public enum Form {
@@ -66,6 +69,8 @@ public final class Dep3Header {
   private static final Pattern UPSTREAM =
       Pattern.compile("none|[A-Z][A-Z0-9]+-\\d+|[\\w.-]+/[\\w.-]+#\\d+");
   private static final Pattern FORWARDED = Pattern.compile("no|not-needed|https?://\\S+");
+  /** DEP-3's Applied-Upstream: the release first, then optionally ", " and a URL or commit:id. */
+  private static final Pattern APPLIED_UPSTREAM = Pattern.compile("(\\d[\\w.-]*)(, \\S+)?");
   private static final Pattern ENCODED_WORD =
       Pattern.compile("=\\?([^?]+)\\?([qQbB])\\?([^?]*)\\?=");
 
@@ -312,6 +317,13 @@ public final class Dep3Header {
       throw new PatchFailure(patchName + ": 'Module: " + module + "' is not a module of this"
           + " project. Use one of " + modules + " or 'none'.");
     }
+    String applied = fields.get("Applied-Upstream");
+    if (applied != null && !APPLIED_UPSTREAM.matcher(applied).matches()) {
+      throw new PatchFailure(patchName + ": 'Applied-Upstream: " + applied + "' must start with"
+          + " the upstream release that has the change, such as 'Applied-Upstream: 2.1.3'"
+          + " (optionally followed by ', ' and the URL or commit:<id> of the upstream commit):"
+          + " series:status compares the patched files with that release's sources.");
+    }
     String offset = fields.get("Max-Offset");
     if (offset != null && !offset.matches("\\d{1,4}")) {
       throw new PatchFailure(patchName + ": 'Max-Offset: " + offset + "' must be a number of"
@@ -360,6 +372,16 @@ public final class Dep3Header {
   /** The description: the message body before the fields (blank lines between paragraphs). */
   public List<String> description() {
     return descriptionLines;
+  }
+
+  /** The upstream release {@code Applied-Upstream:} names, or null when the field is absent. */
+  public String appliedUpstream() {
+    String applied = fields.get("Applied-Upstream");
+    if (applied == null) {
+      return null;
+    }
+    Matcher m = APPLIED_UPSTREAM.matcher(applied);
+    return m.matches() ? m.group(1) : null;
   }
 
   /** Lines a hunk may have moved since the patch was made; 0 unless the header allows more. */

@@ -22,9 +22,13 @@ import java.util.regex.Pattern;
  * comment):
  *
  * <pre>
- * &lt;module&gt; &lt;test class or pattern&gt;[#&lt;method&gt;+&lt;method&gt;...]
+ * &lt;module&gt; &lt;test class or pattern&gt;[#&lt;method&gt;+&lt;method&gt;...] [from &lt;release&gt;]
  *     !&lt;what is left out&gt;  &lt;why&gt;
  * </pre>
+ *
+ * <p>{@code from <release>} takes the class from that upstream release's tests jar instead of the
+ * line's: the version of an upstream test that the release updated for a change the series
+ * backports ({@link ReleasedTests}).
  *
  * <p>The class is fully qualified; its simple name may hold {@code *} ({@code
  * org.apache.hadoop.hbase.io.hfile.bucket.Test*}), methods may too. An exclusion, indented under
@@ -40,11 +44,13 @@ final class UpstreamTests {
     final String packageName; // "" for the default package
     final String simpleName; // may hold '*'
     final String methods; // "" for all, else "m1+m2"
+    final String release; // null: the line's tests jar; else the release whose tests jar has it
     final List<String> exclusions = new ArrayList<>(); // "Simple" or "Simple#m1+m2"
     final List<String> reasons = new ArrayList<>();
 
-    Entry(String module, String pattern) {
+    Entry(String module, String pattern, String release) {
       this.module = module;
+      this.release = release;
       int hash = pattern.indexOf('#');
       String cls = hash < 0 ? pattern : pattern.substring(0, hash);
       this.methods = hash < 0 ? "" : pattern.substring(hash + 1);
@@ -55,6 +61,7 @@ final class UpstreamTests {
 
     private Entry(Entry from, String simpleName, String methods) {
       this.module = from.module;
+      this.release = from.release;
       this.packageName = from.packageName;
       this.simpleName = simpleName;
       this.methods = methods;
@@ -94,7 +101,8 @@ final class UpstreamTests {
     /** The entry as written, for messages. */
     @Override
     public String toString() {
-      return module + " " + qualified(simpleName) + (methods.isEmpty() ? "" : "#" + methods);
+      return module + " " + qualified(simpleName) + (methods.isEmpty() ? "" : "#" + methods)
+          + (release == null ? "" : " from " + release);
     }
   }
 
@@ -162,11 +170,12 @@ final class UpstreamTests {
         entry.reasons.add(parts[1].trim());
       } else {
         String[] words = line.trim().split("\\s+");
-        if (words.length != 2 || !words[1].contains(".")) {
+        if (!(words.length == 2 || words.length == 4 && words[2].equals("from"))
+            || !words[1].contains(".")) {
           throw new IllegalArgumentException(where + "an entry is '<module> <fully qualified"
-              + " test class>[#methods]': " + raw.trim());
+              + " test class>[#methods] [from <release>]': " + raw.trim());
         }
-        entries.add(new Entry(words[0], words[1]));
+        entries.add(new Entry(words[0], words[1], words.length == 4 ? words[3] : null));
       }
     }
     return new UpstreamTests(Collections.unmodifiableList(entries));
@@ -174,6 +183,39 @@ final class UpstreamTests {
 
   List<Entry> entries() {
     return entries;
+  }
+
+  /** The entries whose classes come from {@code release}'s tests jar (null: the line's). */
+  UpstreamTests from(String release) {
+    List<Entry> out = new ArrayList<>();
+    for (Entry e : entries) {
+      if (java.util.Objects.equals(e.release, release)) {
+        out.add(e);
+      }
+    }
+    return new UpstreamTests(Collections.unmodifiableList(out));
+  }
+
+  /** The entries that name a release, whichever. */
+  UpstreamTests released() {
+    List<Entry> out = new ArrayList<>();
+    for (Entry e : entries) {
+      if (e.release != null) {
+        out.add(e);
+      }
+    }
+    return new UpstreamTests(Collections.unmodifiableList(out));
+  }
+
+  /** The releases that {@code module}'s entries ("*": all) take classes from, in order. */
+  Set<String> releases(String module) {
+    Set<String> out = new LinkedHashSet<>();
+    for (Entry e : entries) {
+      if (e.release != null && (module.equals("*") || module.equals(e.module))) {
+        out.add(e.release);
+      }
+    }
+    return out;
   }
 
   /**

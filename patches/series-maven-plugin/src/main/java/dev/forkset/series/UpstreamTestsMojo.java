@@ -11,6 +11,10 @@ import java.util.List;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.apache.maven.plugin.AbstractMojo;
+import org.apache.maven.plugins.annotations.Component;
+import org.eclipse.aether.RepositorySystem;
+import org.eclipse.aether.RepositorySystemSession;
+import org.eclipse.aether.repository.RemoteRepository;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.MojoFailureException;
@@ -43,6 +47,12 @@ import org.apache.maven.project.MavenProject;
  *       line's custom jar in {@code sameClassesAs}: when every class its series replaced is
  *       byte-identical in both jars, the line's run already tested that bytecode and the
  *       flavour's run is skipped, saying so; any difference runs them.
+ *   <li>Entries {@code from <release>} take their classes from that release's tests jar of
+ *       {@code testsArtifact}, resolved like the other upstream inputs: they are copied, with the
+ *       helpers of that jar they need whose bytes differ from the line's ({@link ReleasedTests}),
+ *       into {@code target/upstream-tests-released}, and the properties
+ *       {@code upstream.tests.released} and {@code upstream.tests.released.skip} set for the
+ *       Surefire execution {@code upstream-tests-released}, whose test classes folder that is.
  * </ol>
  */
 @Mojo(name = "upstream-tests", defaultPhase = LifecyclePhase.PROCESS_TEST_CLASSES,
@@ -83,8 +93,24 @@ public class UpstreamTestsMojo extends AbstractMojo {
   @Parameter
   private List<File> alsoIn;
 
+  /**
+   * groupId:artifactId of the upstream tests jar that entries {@code from <release>} come from;
+   * the module's test-jar dependency of the same artifact is the line's.
+   */
+  @Parameter
+  private String testsArtifact;
+
   @Parameter(defaultValue = "${project}", readonly = true)
   private MavenProject project;
+
+  @Parameter(defaultValue = "${repositorySystemSession}", readonly = true)
+  private RepositorySystemSession repoSession;
+
+  @Parameter(defaultValue = "${project.remoteProjectRepositories}", readonly = true)
+  private List<RemoteRepository> remoteRepos;
+
+  @Component
+  private RepositorySystem repoSystem;
 
   @Parameter(property = "skipTests", defaultValue = "false")
   private boolean skipTests;
@@ -109,16 +135,20 @@ public class UpstreamTestsMojo extends AbstractMojo {
       project.getProperties().setProperty("upstream.tests", "");
       project.getProperties().setProperty("upstream.tests.skip", "true");
       project.getProperties().setProperty("upstream.tests.failIfNone", "false");
+      project.getProperties().setProperty("upstream.tests.released", "");
+      project.getProperties().setProperty("upstream.tests.released.skip", "true");
       return;
     }
-    UpstreamTests tests;
+    UpstreamTests all;
     try {
-      tests = UpstreamTests.read(list.toPath());
+      all = UpstreamTests.read(list.toPath());
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot read the upstream test list " + list, e);
     } catch (IllegalArgumentException e) {
       throw new MojoFailureException(e.getMessage());
     }
+    released(all);
+    UpstreamTests tests = all.from(null);
     TestClasses classes = classes(testClassLocations());
     List<String> problems = new ArrayList<>(tests.problems(module, classes));
     if (alsoIn != null) {
@@ -158,6 +188,83 @@ public class UpstreamTestsMojo extends AbstractMojo {
       getLog().info("Upstream tests of " + list.getParentFile().getName() + " for " + module
           + ": " + UpstreamTests.surefireTest(selected));
     }
+  }
+
+  /**
+   * Copies the classes of this module's entries {@code from <release>} out of each release's
+   * tests jar and sets the properties of the Surefire execution that runs them.
+   */
+  private void released(UpstreamTests all) throws MojoExecutionException, MojoFailureException {
+    project.getProperties().setProperty("upstream.tests.released", "");
+    project.getProperties().setProperty("upstream.tests.released.skip", "true");
+    java.nio.file.Path dir = new File(project.getBuild().getDirectory(), "upstream-tests-released")
+        .toPath();
+    try {
+      SeriesRepo.delete(dir);
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new MojoExecutionException("Cannot make " + dir, e);
+    }
+    if (all.releases(module).isEmpty()) {
+      return;
+    }
+    String[] ga = testsArtifact == null ? new String[0] : testsArtifact.split(":");
+    if (ga.length != 2) {
+      throw new MojoFailureException(list + " has entries 'from <release>' for " + module + ";"
+          + " set <testsArtifact>groupId:artifactId</testsArtifact> (the upstream artifact whose"
+          + " tests jar they come from) in this module's series-maven-plugin execution"
+          + " upstream-tests.");
+    }
+    File lineJar = null;
+    for (Artifact a : project.getArtifacts()) {
+      if (a.getGroupId().equals(ga[0]) && a.getArtifactId().equals(ga[1])
+          && ("tests".equals(a.getClassifier()) || "test-jar".equals(a.getType()))) {
+        lineJar = a.getFile();
+      }
+    }
+    if (lineJar == null) {
+      throw new MojoFailureException(module + " has no test-jar dependency on " + testsArtifact
+          + ", the line's tests jar that entries 'from <release>' in " + list + " run beside.");
+    }
+    List<String> problems = new ArrayList<>();
+    for (String release : all.releases(module)) {
+      UpstreamTests of = all.from(release);
+      File jar = UpstreamArtifacts.resolve(repoSystem, repoSession, remoteRepos, ga[0], ga[1],
+          "tests", release, "tests jar of " + release + ", which entries 'from " + release
+          + "' in " + list + " name",
+          list.getParentFile().toPath().resolve(UpstreamArtifacts.PINS_FILE));
+      List<UpstreamTests.Entry> entries = new ArrayList<>();
+      for (UpstreamTests.Entry e : of.entries()) {
+        if (module.equals("*") || module.equals(e.module)) {
+          entries.add(e);
+        }
+      }
+      try (ZipFile released = new ZipFile(jar); ZipFile line = new ZipFile(lineJar)) {
+        List<String> helpers = ReleasedTests.extract(entries, released, line, dir);
+        getLog().info("Upstream tests from " + jar.getName() + " for " + module + ": "
+            + entries + (helpers.isEmpty() ? "; every class of " + jar.getName() + " they use"
+                + " that " + lineJar.getName() + " has too is byte-identical there"
+                : "; helpers taken from it too, since they differ from " + lineJar.getName()
+                    + ": " + helpers));
+      } catch (IOException e) {
+        throw new MojoExecutionException("Cannot copy the test classes of " + jar, e);
+      }
+      for (String p : of.problems(module, classes(Collections.singletonList(dir.toFile())))) {
+        problems.add(p + " (in " + jar.getName() + ")");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new MojoFailureException("The upstream test list " + list + " names what the"
+          + " release tests jars do not have; correct or remove these entries or exclusions:\n  "
+          + String.join("\n  ", problems));
+    }
+    UpstreamTests released = all.released();
+    List<UpstreamTests.Entry> selected = released.select(module, test,
+        classes(Collections.singletonList(dir.toFile())));
+    project.getProperties().setProperty("upstream.tests.released",
+        UpstreamTests.surefireTest(selected));
+    project.getProperties().setProperty("upstream.tests.released.skip",
+        Boolean.toString(selected.isEmpty()));
   }
 
   /**

@@ -48,6 +48,24 @@ public class Dep3HeaderTest {
     expectFailure(header("none", "maybe", "none"), "'no', 'not-needed'");
   }
 
+  @Test
+  public void parse_appliedUpstream_readsTheRelease() throws Exception {
+    String h = header("HBASE-21738", "not-needed", "none");
+    assertEquals(null, Dep3Header.parse("p", h, MODULES).appliedUpstream());
+    assertEquals("2.1.3", Dep3Header.parse("p", "Applied-Upstream: 2.1.3\n" + h, MODULES)
+        .appliedUpstream());
+    assertEquals("2.1.3", Dep3Header.parse("p",
+        "Applied-Upstream: 2.1.3, https://github.com/apache/hbase/commit/abc\n" + h, MODULES)
+        .appliedUpstream());
+  }
+
+  @Test
+  public void parse_appliedUpstreamWithoutARelease_saysWhatIsAccepted() {
+    String h = header("HBASE-21738", "not-needed", "none");
+    expectFailure("Applied-Upstream: commit:abc\n" + h, "must start with the upstream release");
+    expectFailure("Applied-Upstream: 2.1.3\nApplied-Upstream: 2.1.4\n" + h, "given twice");
+  }
+
   private static void expectFailure(String text, String expected) {
     try {
       Dep3Header.parse("0001-x.patch", text, MODULES);

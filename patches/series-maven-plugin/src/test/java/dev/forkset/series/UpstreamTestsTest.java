@@ -176,4 +176,25 @@ public class UpstreamTestsTest {
     }
     return f;
   }
+
+  @Test
+  public void parse_fromRelease_keepsTheReleaseApartFromTheLinesEntries() {
+    UpstreamTests t = UpstreamTests.parse("list", Arrays.asList(
+        "mod-a org.x.r.TestRegion",
+        "mod-a org.x.r.TestSet from 1.1",
+        "  !testOld  1.1 still has it, for another reason",
+        "mod-b org.x.r.TestOther from 1.2"));
+    assertEquals(1, t.from(null).entries().size());
+    assertEquals("mod-a org.x.r.TestSet from 1.1", t.from("1.1").entries().get(0).toString());
+    assertEquals(Arrays.asList("TestSet#testOld"), t.from("1.1").entries().get(0).exclusions);
+    assertEquals(2, t.released().entries().size());
+    assertEquals(new LinkedHashSet<>(Arrays.asList("1.1")), t.releases("mod-a"));
+    assertEquals(new LinkedHashSet<>(Arrays.asList("1.1", "1.2")), t.releases("*"));
+    try {
+      UpstreamTests.parse("list", Arrays.asList("mod-a org.x.r.TestSet 1.1"));
+      fail("a release without 'from'");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("[from <release>]"));
+    }
+  }
 }
