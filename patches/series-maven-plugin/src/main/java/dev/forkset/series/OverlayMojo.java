@@ -32,7 +32,9 @@ import org.apache.maven.project.MavenProjectHelper;
  * upstream jar in which every class of a patched compilation unit (with its nested and anonymous
  * classes and multi-release copies) is replaced by the recompiled one ({@link OverlayJar}), after
  * checking that each keeps the upstream class's bytecode level ({@link BytecodeLevel}). The
- * manifest names the upstream artifact, the applied patches and the series digest.
+ * manifest names the upstream artifact, the applied patches and the series digest, and, with
+ * the upstream artifact's pom.properties, says what the jar is and who built it
+ * ({@link JarIdentity}).
  *
  * <p>The jar becomes the module's artifact; beside it go {@code <jar>.cdx.json}, the CycloneDX
  * SBOM ({@link Sbom}, also attached with classifier {@code cyclonedx}), and
