@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.forkset.it.harness.ForksetJars;
 import dev.forkset.it.harness.MiniHBase;
 import dev.forkset.it.harness.RegionServerProcess;
 import java.nio.file.Files;
@@ -457,6 +458,27 @@ public class PmemKillNineIT {
       }
     }
     return p;
+  }
+
+  /**
+   * Each RegionServer process, started as an operator starts one, logs the hbase-server jar it
+   * runs with the jar's Implementation-Version (patch 0102 of the 2.6.4 series): the custom jar
+   * and its fork version, while VersionInfo still reports hbase-common's version.
+   */
+  @Test
+  public void regionServerProcess_logsTheCustomJarAndItsForkVersionAtStart() throws Exception {
+    Path custom = ForksetJars.jar("forkset.hbase.custom.jar");
+    String version = ForksetJars.manifestAttribute(custom, "Implementation-Version");
+    assertTrue("the custom jar's Implementation-Version is a fork version: " + version,
+        version != null && version.matches(".+-fork\\.\\d+"));
+    String expected = custom.getFileName() + ": Implementation-Title=Apache HBase - Server,"
+        + " Implementation-Version=" + version + ", Implementation-Vendor=forkset";
+    for (Run r : RUNS.values()) {
+      List<String> log = Files.readAllLines(r.rs.logFile());
+      assertTrue(r.engine.label + ": " + r.rs.logFile() + " has the line '... hbase-server jar"
+          + " .../" + expected + "'", log.stream().anyMatch(
+              l -> l.contains("hbase-server jar ") && l.endsWith("/" + expected)));
+    }
   }
 
   @Test

@@ -16,8 +16,11 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -99,6 +102,17 @@ final class OverlayJar {
    */
   static Result write(JarFile upstream, Path classes, SortedSet<String> ours, List<String> units,
       Manifest manifest, Instant timestamp, Path out) throws IOException {
+    return write(upstream, classes, ours, units, manifest, new TreeMap<>(), timestamp, out);
+  }
+
+  /**
+   * As above; each entry of {@code rewritten} (name to bytes, such as the upstream artifact's
+   * pom.properties) replaces the upstream entry of that name in its place, or is written after
+   * the upstream entries, in name order, when upstream has none.
+   */
+  static Result write(JarFile upstream, Path classes, SortedSet<String> ours, List<String> units,
+      Manifest manifest, SortedMap<String, byte[]> rewritten, Instant timestamp, Path out)
+      throws IOException {
     LocalDateTime fixed = LocalDateTime.ofInstant(timestamp, ZoneOffset.UTC);
     Result result = new Result();
     Files.createDirectories(out.toAbsolutePath().getParent());
@@ -135,11 +149,24 @@ final class OverlayJar {
         JarEntry copy = new JarEntry(name);
         copy.setTimeLocal(fixed);
         jar.putNextEntry(copy);
-        try (InputStream in = upstream.getInputStream(e)) {
-          in.transferTo(jar);
+        if (rewritten.containsKey(name)) {
+          jar.write(rewritten.get(name));
+        } else {
+          try (InputStream in = upstream.getInputStream(e)) {
+            in.transferTo(jar);
+          }
         }
         jar.closeEntry();
         written.add(name);
+      }
+      for (Map.Entry<String, byte[]> r : rewritten.entrySet()) {
+        if (written.add(r.getKey())) {
+          JarEntry entry = new JarEntry(r.getKey());
+          entry.setTimeLocal(fixed);
+          jar.putNextEntry(entry);
+          jar.write(r.getValue());
+          jar.closeEntry();
+        }
       }
     }
     return result;

@@ -10,7 +10,9 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
@@ -30,7 +32,9 @@ import org.apache.maven.project.MavenProjectHelper;
  * upstream jar in which every class of a patched compilation unit (with its nested and anonymous
  * classes and multi-release copies) is replaced by the recompiled one ({@link OverlayJar}), after
  * checking that each keeps the upstream class's bytecode level ({@link BytecodeLevel}). The
- * manifest names the upstream artifact, the applied patches and the series digest.
+ * manifest names the upstream artifact, the applied patches and the series digest, and, with
+ * the upstream artifact's pom.properties, says what the jar is and who built it
+ * ({@link JarIdentity}).
  *
  * <p>The jar becomes the module's artifact; beside it go {@code <jar>.cdx.json}, the CycloneDX
  * SBOM ({@link Sbom}, also attached with classifier {@code cyclonedx}), and
@@ -81,6 +85,25 @@ public class OverlayMojo extends AbstractSeriesMojo {
   @Parameter(defaultValue = "${plugin.version}", readonly = true)
   protected String pluginVersion;
 
+  /**
+   * The project that builds the jar, as its manifest names the vendor and builder (never a user
+   * name: the bytes must not depend on who builds).
+   */
+  @Parameter(defaultValue = "forkset")
+  protected String vendor;
+
+  /** javac --release of the patched classes, recorded in the manifest. */
+  @Parameter(defaultValue = "${upstream.release}")
+  protected String release;
+
+  /**
+   * Set (in the line's pom) for a line whose jar is not fit to deploy: why, and until when. The
+   * manifest carries it as {@code Forkset-Experimental} and the distribution folder is
+   * {@code <distDirectory>-experimental}. Empty for a released line.
+   */
+  @Parameter
+  protected String experimental;
+
   @Component
   private MavenProjectHelper projectHelper;
 
@@ -111,7 +134,12 @@ public class OverlayMojo extends AbstractSeriesMojo {
         refuseVersionedCopies(upstream, upstreamJar, state.units);
         BytecodeLevel.check(upstream, classes, ours, releaseProperty, relative(project.getFile()));
         result = OverlayJar.write(upstream, classes, ours, state.units,
-            manifest(upstream, state.applied, digest), timestamp, outputJar.toPath());
+            manifest(upstream, state.applied, digest), rewritten(), timestamp,
+            outputJar.toPath());
+      }
+      if (identity().isExperimental()) {
+        getLog().warn(outputJar.getName() + " is EXPERIMENTAL (" + JarIdentity.EXPERIMENTAL_ATTRIBUTE
+            + " in its manifest): " + experimental.strip());
       }
       project.getArtifact().setFile(outputJar);
       getLog().info("Custom jar " + outputJar.getName() + ": " + result.added.size()
@@ -192,11 +220,33 @@ public class OverlayMojo extends AbstractSeriesMojo {
     return jar.resolveSibling(name.substring(0, name.length() - ".jar".length()) + suffix);
   }
 
+  /**
+   * The line's distribution folder: {@code distDirectory}, or {@code distDirectory-experimental}
+   * for an experimental line.
+   */
+  protected Path distFolder() {
+    Path dist = distDirectory.toPath();
+    return identity().isExperimental()
+        ? dist.resolveSibling(dist.getFileName() + "-experimental") : dist;
+  }
+
   private void copyToDist(Path jar, Path... companions)
       throws IOException, MojoExecutionException {
-    Path dist = distDirectory.toPath();
+    Path dist = distFolder();
     Files.createDirectories(dist);
     String stale = upstreamArtifactId + "-" + upstreamVersion + "-fork";
+    // A line that became (or stopped being) experimental leaves the other folder behind.
+    Path other = identity().isExperimental() ? distDirectory.toPath()
+        : dist.resolveSibling(dist.getFileName() + "-experimental");
+    if (Files.isDirectory(other)) {
+      try (Stream<Path> files = Files.list(other)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Files.delete(f);
+        }
+      }
+      Files.delete(other);
+      getLog().info("Removed " + other + " (this line's folder is now " + dist.getFileName() + ")");
+    }
     String current = jar.getFileName().toString();
     current = current.substring(0, current.length() - ".jar".length());
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dist)) {
@@ -243,9 +293,38 @@ public class OverlayMojo extends AbstractSeriesMojo {
     }
     main.putValue(PATCHES_ATTRIBUTE, String.join(" ", names));
     main.putValue(SERIES_ATTRIBUTE, digest);
+    identity().apply(main);
     // Entries for per-file signatures would no longer match; keep only main attributes.
     manifest.getEntries().clear();
     return manifest;
+  }
+
+  /** What the jar says it is: the custom artifact, this build, and the upstream it comes from. */
+  protected JarIdentity identity() {
+    JarIdentity id = new JarIdentity();
+    id.groupId = project.getGroupId();
+    id.artifactId = project.getArtifactId();
+    id.version = project.getVersion();
+    id.upstreamGroupId = upstreamGroupId;
+    id.upstreamArtifactId = upstreamArtifactId;
+    id.upstreamVersion = upstreamVersion;
+    id.vendor = vendor;
+    id.createdBy = "dev.forkset:series-maven-plugin:" + pluginVersion + " (series:overlay)";
+    // The feature release of the JDK whose javac compiled the patched classes (the one running
+    // Maven: the compiler plugin does not fork), never its patch release: two 17.0.x give the
+    // same bytes.
+    id.jdkSpec = System.getProperty("java.specification.version");
+    id.release = release;
+    id.experimental = experimental;
+    return id;
+  }
+
+  /** Upstream entries the custom jar replaces besides classes: the artifact's pom.properties. */
+  protected SortedMap<String, byte[]> rewritten() {
+    JarIdentity id = identity();
+    SortedMap<String, byte[]> out = new TreeMap<>();
+    out.put(id.pomPropertiesEntry(), id.pomProperties());
+    return out;
   }
 
   private Sbom.Input sbomInput(Path upstreamJar, State state, String digest,

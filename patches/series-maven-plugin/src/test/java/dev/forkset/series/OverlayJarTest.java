@@ -183,6 +183,30 @@ public class OverlayJarTest {
   }
 
   @Test
+  public void write_replacesARewrittenEntryInItsPlace_andAddsOneUpstreamLacks() throws Exception {
+    Path out = tmp.getRoot().toPath().resolve("custom.jar");
+    TreeMap<String, byte[]> rewritten = new TreeMap<>();
+    rewritten.put("p/data.txt", "ours".getBytes(StandardCharsets.UTF_8));
+    rewritten.put("z/new.txt", "new".getBytes(StandardCharsets.UTF_8));
+    Path upstreamJar = upstream();
+    Path classes = patched();
+    try (JarFile up = new JarFile(upstreamJar.toFile())) {
+      OverlayJar.write(up, classes, new TreeSet<>(Compiled.classes(classes)), UNITS,
+          manifest(up), rewritten, TIMESTAMP, out);
+    }
+    try (JarFile jar = new JarFile(out.toFile())) {
+      List<String> names = new ArrayList<>();
+      jar.stream().forEach(e -> names.add(e.getName()));
+      assertEquals("upstream's entry keeps its place", names.indexOf("p/B.class") + 1,
+          names.indexOf("p/data.txt"));
+      assertEquals("once", names.lastIndexOf("p/data.txt"), names.indexOf("p/data.txt"));
+      assertEquals("ours", new String(jar.getInputStream(jar.getEntry("p/data.txt")).readAllBytes(),
+          StandardCharsets.UTF_8));
+      assertEquals("an entry upstream lacks comes last", "z/new.txt", names.get(names.size() - 1));
+    }
+  }
+
+  @Test
   public void outputTimestamp_acceptsIso8601AndEpochSeconds() {
     assertEquals(TIMESTAMP, OverlayJar.outputTimestamp("2026-01-02T03:04:06Z"));
     assertEquals(TIMESTAMP, OverlayJar.outputTimestamp("2026-01-02T04:04:06+01:00"));

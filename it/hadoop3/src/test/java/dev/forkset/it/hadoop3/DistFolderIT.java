@@ -13,6 +13,9 @@ import java.nio.file.Paths;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -27,6 +30,7 @@ import org.junit.Test;
  * flavour.
  */
 public class DistFolderIT {
+  private static final String EXPERIMENTAL_SUFFIX = "-experimental";
   private static final Pattern CUSTOM =
       Pattern.compile("(hbase-server|hazelcast)-(.+)-fork\\.(\\d+)\\.jar");
 
@@ -46,8 +50,15 @@ public class DistFolderIT {
   public void everyFolder_holdsOneCustomJarWithItsSbomListAndChecksums() throws Exception {
     List<Path> folders = list(dist());
     assertTrue("target/dist has the lines' folders: " + folders, folders.size() >= 6);
+    // The 3.0.0 line is experimental (patches/hbase/3.0.0/pom.xml, line.experimental).
+    assertTrue("hbase-3.0.0 is marked experimental: " + folders,
+        Files.isDirectory(dist().resolve("hbase-3.0.0" + EXPERIMENTAL_SUFFIX))
+            && !Files.exists(dist().resolve("hbase-3.0.0")));
     for (Path folder : folders) {
-      String version = folder.getFileName().toString().replaceFirst("^(hbase|hazelcast)-", "");
+      String folderName = folder.getFileName().toString();
+      boolean experimentalFolder = folderName.endsWith(EXPERIMENTAL_SUFFIX);
+      String version = folderName.replaceFirst("^(hbase|hazelcast)-", "")
+          .replaceFirst(Pattern.quote(EXPERIMENTAL_SUFFIX) + "$", "");
       List<String> custom = new ArrayList<>();
       for (Path f : list(folder)) {
         String name = f.getFileName().toString();
@@ -68,6 +79,7 @@ public class DistFolderIT {
                 sbom.contains("/" + m.group(1) + "@" + version + "?type=jar\""));
             assertTrue(base + ".cdx.json carries the jar's SHA-256",
                 sbom.contains("\"content\" : \"" + sha256(f) + "\""));
+            assertIdentity(f, m.group(1), version, jarVersion, experimentalFolder);
             List<String> replaced = Files.readAllLines(folder.resolve(base + ".replaced-classes.txt"));
             assertFalse(base + ".replaced-classes.txt lists the replaced classes", replaced.isEmpty());
           }
@@ -97,6 +109,42 @@ public class DistFolderIT {
           names.stream().noneMatch(n -> n.startsWith("hbase-memstore-fix-")));
       assertTrue(line + " has the pmem module jar: " + names,
           names.stream().anyMatch(n -> n.startsWith("hbase-pmem-cache-") && n.endsWith(".jar")));
+    }
+  }
+
+  /**
+   * The custom jar says what it is (manifest and the upstream artifact's pom.properties): the
+   * fork version, the project as builder and vendor, the JDK's specification version and the
+   * javac release, never a JDK patch release; upstream's values under Forkset-Upstream-*; and
+   * Forkset-Experimental exactly when the folder is marked experimental.
+   */
+  private static void assertIdentity(Path jar, String artifact, String upstreamVersion,
+      String jarVersion, boolean experimentalFolder) throws IOException {
+    try (JarFile file = new JarFile(jar.toFile())) {
+      Attributes main = file.getManifest().getMainAttributes();
+      String name = jar.getFileName().toString();
+      assertEquals(name, jarVersion, main.getValue("Implementation-Version"));
+      assertEquals(name, "forkset", main.getValue("Implementation-Vendor"));
+      assertEquals(name, "forkset", main.getValue("Built-By"));
+      assertTrue(name + " Created-By: " + main.getValue("Created-By"),
+          main.getValue("Created-By").startsWith("dev.forkset:series-maven-plugin:"));
+      assertTrue(name + " Build-Jdk-Spec: " + main.getValue("Build-Jdk-Spec"),
+          main.getValue("Build-Jdk-Spec").matches("\\d+"));
+      assertTrue(name + " Forkset-Javac-Release: " + main.getValue("Forkset-Javac-Release"),
+          main.getValue("Forkset-Javac-Release").matches("8|11|17|21"));
+      assertEquals(name + " has no JDK patch release", null, main.getValue("Build-Jdk"));
+      assertEquals(name, upstreamVersion, main.getValue("Forkset-Upstream-Implementation-Version"));
+      assertTrue(name, main.getValue("Forkset-Upstream-Implementation-Vendor") != null);
+      assertEquals(name + ": Forkset-Experimental iff its folder is marked experimental",
+          experimentalFolder, main.getValue("Forkset-Experimental") != null);
+      String group = artifact.equals("hazelcast") ? "com.hazelcast" : "org.apache.hbase";
+      Properties pom = new Properties();
+      try (InputStream in = file.getInputStream(file.getEntry(
+          "META-INF/maven/" + group + "/" + artifact + "/pom.properties"))) {
+        pom.load(in);
+      }
+      assertEquals(name + " pom.properties", jarVersion, pom.getProperty("version"));
+      assertEquals(name + " pom.properties", group, pom.getProperty("groupId"));
     }
   }
 
