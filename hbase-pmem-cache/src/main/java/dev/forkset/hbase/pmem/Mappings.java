@@ -66,6 +66,8 @@ final class Mappings {
   static final Forcer JDK_FORCE = Mappings::jdkForce;
 
   private final Layout layout;
+  private final FileChannel[] channels;
+  private final List<File> paths;
   private final boolean[] mapSync;
   private volatile MappedByteBuffer[] segments;
   /** Per segment; guarded by itself (the array). */
@@ -80,6 +82,8 @@ final class Mappings {
   Mappings(Layout layout, FileChannel[] channels, List<File> paths,
       PmemCacheConfig.MapSync mode) throws IOException {
     this.layout = layout;
+    this.channels = channels;
+    this.paths = paths;
     int n = layout.segmentCount();
     this.mapSync = new boolean[layout.pathCount()];
     MappedByteBuffer[] segs = new MappedByteBuffer[n];
@@ -144,6 +148,10 @@ final class Mappings {
 
   void forcer(Forcer f) {
     this.forcer = f;
+  }
+
+  boolean isLive() {
+    return segments != null;
   }
 
   private MappedByteBuffer[] live() throws IOException {
@@ -212,6 +220,38 @@ final class Mappings {
     ByteBuffer out = ByteBuffer.allocate(len);
     for (ByteBuffer b : slices(offset, len)) {
       out.put(b);
+    }
+    out.flip();
+    return out;
+  }
+
+  /**
+   * Reads {@code len} bytes at {@code offset} from the files with positional reads, not through
+   * the mappings, into a new heap buffer. A page with nothing behind it (a truncated file, a
+   * media error) makes the read fail with an IOException at once; touched through a mapping it
+   * raises SIGBUS, which the JVM reports as an asynchronous InternalError some time later, or,
+   * in an intrinsic such as CRC32C, by crashing.
+   */
+  ByteBuffer read(long offset, int len) throws IOException {
+    live();
+    checkRange(offset, len);
+    ByteBuffer out = ByteBuffer.allocate(len);
+    long pos = offset;
+    while (out.hasRemaining()) {
+      int s = layout.segmentOf(pos);
+      int in = layout.offsetInSegment(pos);
+      int n = (int) Math.min(out.remaining(), layout.segmentLength(s) - in);
+      ByteBuffer part = out.duplicate();
+      part.limit(part.position() + n);
+      long at = layout.fileOffset(s) + in;
+      while (part.hasRemaining()) {
+        if (channels[layout.fileOf(s)].read(part, at + part.position() - out.position()) < 0) {
+          throw new IOException("pmem cache file " + paths.get(layout.fileOf(s)) + " ends before"
+              + " byte " + (at + part.position() - out.position()) + ": it was truncated");
+        }
+      }
+      out.position(out.position() + n);
+      pos += n;
     }
     out.flip();
     return out;
