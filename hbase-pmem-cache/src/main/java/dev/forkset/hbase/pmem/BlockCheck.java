@@ -30,6 +30,13 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  *   <li>The key hash is 64-bit FNV-1a over the HFile name's chars, combined with the offset
  *       through MurmurHash3's 64-bit finalizer; it is not a defence against an adversary, the
  *       checksum and the epoch are checked too.
+ *   <li>The checksum never runs over mapped memory: a body given as mapped buffers (the write
+ *       path's, just stored) is copied to the heap 16 KiB at a time and summed there. A page of
+ *       a mapping with nothing behind it (a file truncated by another process, a media error)
+ *       raises SIGBUS when touched: in the JDK's bulk copy the JVM turns it into an
+ *       InternalError, in the intrinsic CRC32C stub it crashes the JVM (seen here on JDK 17).
+ *       Checks of stored blocks get their bytes from the files ({@code Mappings.read}), where
+ *       such a page is an IOException.
  * </ol>
  */
 final class BlockCheck {
@@ -97,11 +104,24 @@ final class BlockCheck {
     ByteBuffer prefix = h.duplicate();
     prefix.flip();
     crc.update(c, prefix);
+    byte[] chunk = SCRATCH.get();
+    ByteBuffer heap = ByteBuffer.wrap(chunk);
     for (ByteBuffer b : body) {
-      crc.update(c, b.duplicate());
+      ByteBuffer from = b.duplicate();
+      while (from.hasRemaining()) {
+        int n = Math.min(chunk.length, from.remaining());
+        from.get(chunk, 0, n); // a page that is gone: InternalError here, see note 4
+        heap.clear();
+        heap.limit(n);
+        crc.update(c, heap);
+      }
     }
     return (int) c.getValue();
   }
+
+  /** Per thread: checks run on the writer threads, the read handlers and the verifier. */
+  private static final ThreadLocal<byte[]> SCRATCH =
+      ThreadLocal.withInitial(() -> new byte[16384]);
 
   static long keyHash(BlockCacheKey key) {
     return keyHash(key.getHfileName(), key.getOffset());

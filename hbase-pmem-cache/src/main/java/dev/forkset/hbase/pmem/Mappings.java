@@ -27,11 +27,13 @@ import org.slf4j.LoggerFactory;
  *       each path; a DAX filesystem grants it (stores then reach the device and a force is a
  *       cache-line flush), anything else refuses it and the path is mapped through the page
  *       cache with one warning (or start fails with map.sync=require).
- *   <li>Each segment keeps the lowest and highest byte written since its last force. A force
- *       takes that range and clears it; if the force fails, the range is merged back before the
- *       IOException is thrown, so a later sync forces it again and nothing reports written
- *       data as durable when it is not. Forces of one segment are serialized: a sync returns only
- *       when every range dirty at its start has been forced, by it or by a concurrent sync.
+ *   <li>Each segment keeps the page runs written since its last force ({@link DirtyRuns}), so a
+ *       sync costs what was written, not the distance between writes. A sync takes the runs and
+ *       forces each; if a force fails, that run and the ones not yet forced are added back
+ *       before the IOException is thrown, so a later sync forces them again and nothing reports
+ *       written data as durable when it is not. Forces of one segment are serialized: a sync
+ *       returns only when every run dirty at its start has been forced, by it or by a
+ *       concurrent sync.
  *   <li>A force that fails inside the JDK may surface as an unchecked exception (JDK 13+
  *       {@code UncheckedIOException}) or as an undeclared IOException (JDK 8); both become an
  *       IOException here, the type BucketCache's I/O-error handling expects.
@@ -64,10 +66,12 @@ final class Mappings {
   static final Forcer JDK_FORCE = Mappings::jdkForce;
 
   private final Layout layout;
+  private final FileChannel[] channels;
+  private final List<File> paths;
   private final boolean[] mapSync;
   private volatile MappedByteBuffer[] segments;
-  private final long[] dirtyLow;
-  private final long[] dirtyHigh;
+  /** Per segment; guarded by itself (the array). */
+  private final DirtyRuns[] dirty;
   private final Object[] forceLocks;
   private volatile Forcer forcer = JDK_FORCE;
 
@@ -78,18 +82,18 @@ final class Mappings {
   Mappings(Layout layout, FileChannel[] channels, List<File> paths,
       PmemCacheConfig.MapSync mode) throws IOException {
     this.layout = layout;
+    this.channels = channels;
+    this.paths = paths;
     int n = layout.segmentCount();
     this.mapSync = new boolean[layout.pathCount()];
     MappedByteBuffer[] segs = new MappedByteBuffer[n];
-    this.dirtyLow = new long[n];
-    this.dirtyHigh = new long[n];
+    this.dirty = new DirtyRuns[n];
     this.forceLocks = new Object[n];
     for (int s = 0; s < n; s++) {
       int path = layout.fileOf(s);
       segs[s] = map(channels[path], paths.get(path), s < layout.pathCount(), path, mode,
           layout.fileOffset(s), layout.segmentLength(s));
-      dirtyLow[s] = Long.MAX_VALUE;
-      dirtyHigh[s] = -1;
+      dirty[s] = new DirtyRuns(segs[s].capacity());
       forceLocks[s] = new Object();
     }
     this.segments = segs;
@@ -144,6 +148,10 @@ final class Mappings {
 
   void forcer(Forcer f) {
     this.forcer = f;
+  }
+
+  boolean isLive() {
+    return segments != null;
   }
 
   private MappedByteBuffer[] live() throws IOException {
@@ -217,6 +225,38 @@ final class Mappings {
     return out;
   }
 
+  /**
+   * Reads {@code len} bytes at {@code offset} from the files with positional reads, not through
+   * the mappings, into a new heap buffer. A page with nothing behind it (a truncated file, a
+   * media error) makes the read fail with an IOException at once; touched through a mapping it
+   * raises SIGBUS, which the JVM reports as an asynchronous InternalError some time later, or,
+   * in an intrinsic such as CRC32C, by crashing.
+   */
+  ByteBuffer read(long offset, int len) throws IOException {
+    live();
+    checkRange(offset, len);
+    ByteBuffer out = ByteBuffer.allocate(len);
+    long pos = offset;
+    while (out.hasRemaining()) {
+      int s = layout.segmentOf(pos);
+      int in = layout.offsetInSegment(pos);
+      int n = (int) Math.min(out.remaining(), layout.segmentLength(s) - in);
+      ByteBuffer part = out.duplicate();
+      part.limit(part.position() + n);
+      long at = layout.fileOffset(s) + in;
+      while (part.hasRemaining()) {
+        if (channels[layout.fileOf(s)].read(part, at + part.position() - out.position()) < 0) {
+          throw new IOException("pmem cache file " + paths.get(layout.fileOf(s)) + " ends before"
+              + " byte " + (at + part.position() - out.position()) + ": it was truncated");
+        }
+      }
+      out.position(out.position() + n);
+      pos += n;
+    }
+    out.flip();
+    return out;
+  }
+
   private void checkRange(long offset, int len) {
     if (offset < 0 || len < 0 || offset + len > layout.capacity()) {
       throw new IllegalArgumentException("pmem cache access [" + offset + ", " + (offset + len)
@@ -224,47 +264,41 @@ final class Mappings {
     }
   }
 
-  private void markDirty(int s, long from, long to) {
-    synchronized (dirtyLow) {
-      if (from < dirtyLow[s]) {
-        dirtyLow[s] = from;
-      }
-      if (to > dirtyHigh[s]) {
-        dirtyHigh[s] = to;
-      }
+  private void markDirty(int s, int from, int to) {
+    synchronized (dirty) {
+      dirty[s].add(from, to);
     }
   }
 
   /**
-   * Forces every range written before this call to the device.
-   * @throws IOException when a force fails; the range stays dirty for the next call
+   * Forces every page written before this call to the device.
+   * @throws IOException when a force fails; what was not forced stays dirty for the next call
    */
   void sync() throws IOException {
     MappedByteBuffer[] segs = live();
     for (int s = 0; s < segs.length; s++) {
       synchronized (forceLocks[s]) {
-        long low;
-        long high;
-        synchronized (dirtyLow) {
-          low = dirtyLow[s];
-          high = dirtyHigh[s];
-          if (high < 0) {
+        List<int[]> runs;
+        synchronized (dirty) {
+          if (dirty[s].isEmpty()) {
             continue;
           }
-          dirtyLow[s] = Long.MAX_VALUE;
-          dirtyHigh[s] = -1;
+          runs = dirty[s].takeAll();
         }
-        MappedByteBuffer seg = segs[s];
-        int from = (int) (low / Layout.PAGE * Layout.PAGE);
-        int to = (int) Math.min(seg.capacity(), (high + Layout.PAGE - 1) / Layout.PAGE
-            * Layout.PAGE);
-        try {
-          forcer.force(seg, from, to - from);
-        } catch (IOException | RuntimeException | InternalError e) {
-          // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
-          markDirty(s, low, high);
-          throw e instanceof IOException ? (IOException) e
-              : new IOException("forcing the pmem cache's written range failed", e);
+        for (int i = 0; i < runs.size(); i++) {
+          int[] run = runs.get(i);
+          try {
+            forcer.force(segs[s], run[0], run[1] - run[0]);
+          } catch (IOException | RuntimeException | InternalError e) {
+            // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
+            synchronized (dirty) {
+              for (int[] left : runs.subList(i, runs.size())) {
+                dirty[s].add(left[0], left[1]);
+              }
+            }
+            throw e instanceof IOException ? (IOException) e
+                : new IOException("forcing the pmem cache's written pages failed", e);
+          }
         }
       }
     }

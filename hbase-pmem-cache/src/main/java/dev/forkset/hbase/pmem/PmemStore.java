@@ -372,14 +372,29 @@ public final class PmemStore {
     return mappings.slices(offset + BlockCheck.HEADER_SIZE, entryLength - BlockCheck.HEADER_SIZE);
   }
 
+
   /** Why the block at {@code offset} is not the one cached under {@code key}, or null. */
   private String mismatch(BlockCacheKey key, long offset, int entryLength) throws IOException {
     if (entryLength < BlockCheck.HEADER_SIZE) {
       return "an entry of " + entryLength + " bytes cannot hold a block header";
     }
-    ByteBuffer header = mappings.copy(offset, BlockCheck.HEADER_SIZE);
-    return check.mismatch(key, entryLength - BlockCheck.HEADER_SIZE, header,
-        blockBody(offset, entryLength));
+    // Read from the files, not the mappings: see Mappings.read.
+    ByteBuffer entry;
+    try {
+      entry = mappings.read(offset, entryLength);
+    } catch (IOException e) {
+      if (e instanceof java.nio.channels.ClosedChannelException || !mappings.isLive()) {
+        throw e; // shut down, not a damaged block
+      }
+      return "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
+          + " truncated by another process";
+    }
+    ByteBuffer header = entry.duplicate();
+    header.limit(BlockCheck.HEADER_SIZE);
+    ByteBuffer body = entry.duplicate();
+    body.position(BlockCheck.HEADER_SIZE);
+    return check.mismatch(key, entryLength - BlockCheck.HEADER_SIZE, header.slice(),
+        new ByteBuffer[] {body.slice()});
   }
 
   /**

@@ -126,6 +126,76 @@ public class MappingsTest {
   }
 
   @Test
+  public void sync_forcesWhatWasWrittenNotTheDistanceBetweenWrites() throws Exception {
+    // One 1 GiB segment (sparse: nothing is touched but the two blocks). With MAP_SYNC a force
+    // writes back every cache line of its range, so forcing [low, high] of the segment would
+    // cost 512 MiB of line flushes here for 128 KiB written.
+    Mappings m = map(new Layout(1, 1024 * MIB, 1024 * MIB), twoFiles().subList(0, 1));
+    List<int[]> forced = new ArrayList<>();
+    m.forcer((seg, index, length) -> forced.add(new int[] {index, length}));
+    m.write(512 * MIB, ByteBuffer.wrap(new byte[64 * 1024]));
+    m.write(100, ByteBuffer.wrap(new byte[64 * 1024]));
+    m.sync();
+    long bytes = 0;
+    for (int[] f : forced) {
+      bytes += f[1];
+    }
+    assertTrue("forced " + bytes + " bytes for two 64 KiB blocks", bytes <= 256 * 1024);
+    assertEquals("each written page run is forced, in address order", 2, forced.size());
+    assertEquals(0, forced.get(0)[0]);
+    assertEquals(64 * 1024 + 4096, forced.get(0)[1]);
+    assertEquals(512 * MIB, forced.get(1)[0]);
+    assertEquals(64 * 1024, forced.get(1)[1]);
+  }
+
+  @Test
+  public void sync_forcesAdjacentAndOverlappingWritesAsOneRun() throws Exception {
+    Mappings m = map(new Layout(1, 8 * MIB, 8 * MIB), twoFiles().subList(0, 1));
+    List<int[]> forced = new ArrayList<>();
+    m.forcer((seg, index, length) -> forced.add(new int[] {index, length}));
+    m.write(8192, ByteBuffer.wrap(new byte[4096]));
+    m.write(0, ByteBuffer.wrap(new byte[5000]));
+    m.write(4096, ByteBuffer.wrap(new byte[100]));
+    m.write(MIB, ByteBuffer.wrap(new byte[1]));
+    m.sync();
+    assertEquals(2, forced.size());
+    assertArrayEquals(new int[] {0, 3 * 4096}, forced.get(0));
+    assertArrayEquals(new int[] {(int) MIB, 4096}, forced.get(1));
+  }
+
+  @Test
+  public void sync_whenTheSecondRunFails_keepsItAndForcesItNext() throws Exception {
+    Mappings m = map(new Layout(1, 8 * MIB, 8 * MIB), twoFiles().subList(0, 1));
+    List<int[]> forced = new ArrayList<>();
+    boolean[] failAtMib = {true};
+    m.forcer((seg, index, length) -> {
+      if (failAtMib[0] && index == MIB) {
+        throw new IOException("EIO");
+      }
+      forced.add(new int[] {index, length});
+    });
+    m.write(0, ByteBuffer.wrap(new byte[10]));
+    m.write(MIB, ByteBuffer.wrap(new byte[10]));
+    m.write(3 * MIB, ByteBuffer.wrap(new byte[10]));
+    try {
+      m.sync();
+      fail("a failed force was reported as success");
+    } catch (IOException expected) {
+      assertEquals("EIO", expected.getMessage());
+    }
+    failAtMib[0] = false;
+    forced.clear();
+    m.sync();
+    assertEquals("the failed run and the runs after it are forced by the next sync", 2,
+        forced.size());
+    assertArrayEquals(new int[] {(int) MIB, 4096}, forced.get(0));
+    assertArrayEquals(new int[] {(int) (3 * MIB), 4096}, forced.get(1));
+    forced.clear();
+    m.sync();
+    assertEquals(0, forced.size());
+  }
+
+  @Test
   public void sync_waitsForAConcurrentForceOfTheSameSegment() throws Exception {
     Mappings m = map(new Layout(1, 8 * MIB, 8 * MIB), twoFiles().subList(0, 1));
     java.util.concurrent.CountDownLatch inForce = new java.util.concurrent.CountDownLatch(1);

@@ -107,6 +107,45 @@ public class PmemStoreTest {
     }
   }
 
+  @Test
+  public void checks_ofABlockWhosePagesAreGone_failThatBlockAndNotTheJvm()
+      throws IOException {
+    PmemStore s = open();
+    try {
+      long gone = writeBlock(s); // its last pages are in segment 1, in file b
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      BlockCacheKey keptKey = new BlockCacheKey("hfile", 65536);
+      long kept = 64 * 1024;
+      s.writeBlock(keptKey, kept, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      // What a stock engine opening file b (setLength), or a media error, leaves: pages of the
+      // mapping with nothing behind them. Touching one raises SIGBUS.
+      try (RandomAccessFile raf = new RandomAccessFile(b, "rw")) {
+        raf.setLength(Layout.HEADER_RESERVE);
+      }
+      for (int round = 0; round < 3; round++) {
+        try {
+          s.checkRecovered(KEY, gone, len);
+          fail("a block with a page gone passed the recovery check");
+        } catch (HBaseIOException expected) {
+          assertTrue(expected.getMessage(), expected.getMessage().contains("cannot be read"));
+        }
+        try {
+          s.checkRead(KEY, gone, len);
+          fail("a block with a page gone passed the read check");
+        } catch (HBaseIOException expected) {
+          assertTrue(expected.getMessage(), expected.getMessage().contains("cannot be read"));
+        }
+        s.checkRecovered(keptKey, kept, len);
+        s.checkRead(keptKey, kept, len);
+      }
+      assertEquals(3, s.stats().getRecoveredBlocksFailed());
+      assertEquals(3, s.stats().getReadsFailed());
+    } finally {
+      s.close();
+    }
+  }
+
   private String coldReasonAfter(Runnable damage) throws IOException {
     PmemStore first = open();
     first.close();

@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -25,8 +26,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Random block reads through BucketCache.getBlock (every cache line of the block touched, then
- * released) and random 16 KiB block writes into the IOEngine, for the module engine (two files),
- * stock offheap and stock pmem: (one file). Files live in bench.dir (default /dev/shm).
+ * released), random 16 KiB block writes into the IOEngine, and writer batches (random block writes
+ * followed by the sync BucketCache's writer thread runs after each batch), for the module engine
+ * (two files), stock offheap and stock pmem: (one file). Files live in bench.dir (default
+ * /dev/shm).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -114,4 +117,22 @@ public class PmemReadWriteBench {
     long offset = CAPACITY / 2 + ThreadLocalRandom.current().nextLong(slots - 1) * BLOCK;
     cache.ioEngine.write(writeBlock.duplicate(), offset);
   }
+
+  /**
+   * A writer batch as BucketCache's writer thread does it: {@link #BATCH} blocks at random places
+   * of the upper half, then the engine's sync, whose cost depends on how the engine tracks what
+   * it must force (a range spanning the batch, or the blocks written).
+   */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void randomWriteBatchThenSync() throws Exception {
+    long slots = CAPACITY / 2 / BLOCK;
+    for (int i = 0; i < BATCH; i++) {
+      long offset = CAPACITY / 2 + ThreadLocalRandom.current().nextLong(slots - 1) * BLOCK;
+      cache.ioEngine.write(writeBlock.duplicate(), offset);
+    }
+    cache.ioEngine.sync();
+  }
+
+  static final int BATCH = 8;
 }
