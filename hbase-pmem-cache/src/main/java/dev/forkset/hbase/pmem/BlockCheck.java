@@ -35,7 +35,7 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  *       a mapping with nothing behind it (a file truncated by another process, a media error)
  *       raises SIGBUS when touched: in the JDK's bulk copy the JVM turns it into an
  *       InternalError, in the intrinsic CRC32C stub it crashes the JVM (seen here on JDK 17).
- *       Checks of stored blocks get their bytes from the files ({@code Mappings.read}), where
+ *       Checks of stored blocks get their bytes from the files ({@code Mappings.check}), where
  *       such a page is an IOException.
  * </ol>
  */

@@ -2,6 +2,7 @@ package dev.forkset.hbase.pmem;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.RandomAccessFile;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -9,6 +10,14 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +64,11 @@ final class Mappings {
   /** Forces a range of a mapping; replaced in tests to inject device errors. */
   interface Forcer {
     void force(MappedByteBuffer segment, int index, int length) throws IOException;
+
+    /** False when every force writes back the whole mapping, whatever the range. */
+    default boolean byRange() {
+      return true;
+    }
   }
 
   /** JDK 14+ MAP_SYNC map mode, or null. */
@@ -63,7 +77,18 @@ final class Mappings {
   /** JDK 13+ MappedByteBuffer.force(int, int), or null. */
   private static final Method FORCE_RANGE = findForceRange();
 
-  static final Forcer JDK_FORCE = Mappings::jdkForce;
+  static final Forcer JDK_FORCE = new Forcer() {
+    @Override
+    public void force(MappedByteBuffer segment, int index, int length) throws IOException {
+      jdkForce(segment, index, length);
+    }
+
+    /** JDK 8-12 have only force() of the whole mapping. */
+    @Override
+    public boolean byRange() {
+      return FORCE_RANGE != null;
+    }
+  };
 
   private final Layout layout;
   private final FileChannel[] channels;
@@ -74,6 +99,8 @@ final class Mappings {
   private final DirtyRuns[] dirty;
   private final Object[] forceLocks;
   private volatile Forcer forcer = JDK_FORCE;
+  /** Never interrupted (shutdown(), not shutdownNow()): see {@link #check}. */
+  private final ExecutorService checkers = newCheckers();
 
   /**
    * Maps every segment.
@@ -225,17 +252,65 @@ final class Mappings {
     return out;
   }
 
+  /** What a check computes from a block's bytes. */
+  interface BytesCheck<T> {
+    T apply(ByteBuffer bytes);
+  }
+
   /**
    * Reads {@code len} bytes at {@code offset} from the files with positional reads, not through
-   * the mappings, into a new heap buffer. A page with nothing behind it (a truncated file, a
-   * media error) makes the read fail with an IOException at once; touched through a mapping it
-   * raises SIGBUS, which the JVM reports as an asynchronous InternalError some time later, or,
-   * in an intrinsic such as CRC32C, by crashing.
+   * the mappings, and applies {@code check} to them, on a checker thread.
+   *
+   * <p>A page with nothing behind it (a truncated file, a media error) makes such a read fail with
+   * an IOException at once; touched through a mapping it raises SIGBUS, which the JVM reports as
+   * an asynchronous InternalError some time later, or, in an intrinsic such as CRC32C, by
+   * crashing. The reads run on the checker threads, which nothing interrupts: an interrupted
+   * thread's read closes its FileChannel (ClosedByInterruptException), and closing a descriptor
+   * of a file releases this process's lock on it, so a caller's interrupt (a cancelled prefetch,
+   * a region closing) would end every later check and free the files to another process. An
+   * interrupted caller stops waiting instead (InterruptedIOException) and the read finishes on
+   * its own. The bytes are in a buffer of the checker thread, reused: valid during
+   * {@code check} only.
    */
-  ByteBuffer read(long offset, int len) throws IOException {
+  <T> T check(long offset, int len, BytesCheck<T> check) throws IOException {
     live();
     checkRange(offset, len);
-    ByteBuffer out = ByteBuffer.allocate(len);
+    Future<T> result;
+    try {
+      result = checkers.submit(() -> check.apply(read(offset, len)));
+    } catch (RejectedExecutionException e) {
+      throw new IOException("the pmem cache is shut down");
+    }
+    try {
+      return result.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for a check of the pmem cache"
+          + " block at " + offset);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException) {
+        throw (IOException) c;
+      }
+      if (c instanceof RuntimeException) {
+        throw (RuntimeException) c;
+      }
+      if (c instanceof Error) {
+        throw (Error) c;
+      }
+      throw new IOException(c);
+    }
+  }
+
+  /** The checker thread's reused buffer, holding {@code len} bytes read at {@code offset}. */
+  private ByteBuffer read(long offset, int len) throws IOException {
+    ByteBuffer out = SCRATCH.get();
+    if (out.capacity() < len) {
+      out = ByteBuffer.allocate(Math.max(len, out.capacity() * 2));
+      SCRATCH.set(out);
+    }
+    out.clear();
+    out.limit(len);
     long pos = offset;
     while (out.hasRemaining()) {
       int s = layout.segmentOf(pos);
@@ -256,6 +331,25 @@ final class Mappings {
     out.flip();
     return out;
   }
+
+  /** Per checker thread; grows to the largest block checked. */
+  private static final ThreadLocal<ByteBuffer> SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocate(64 * 1024));
+
+  private static ExecutorService newCheckers() {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(CHECKERS, CHECKERS, 30, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "pmem-cache-check-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  /** Checks run by the recovery pass (one thread) and by reads during it (handlers). */
+  private static final int CHECKERS = 4;
 
   private void checkRange(long offset, int len) {
     if (offset < 0 || len < 0 || offset + len > layout.capacity()) {
@@ -285,6 +379,11 @@ final class Mappings {
           }
           runs = dirty[s].takeAll();
         }
+        if (!forcer.byRange() && runs.size() > 1) {
+          // Each force would write back the whole segment: once is enough.
+          runs = java.util.Collections.singletonList(
+              new int[] {runs.get(0)[0], runs.get(runs.size() - 1)[1]});
+        }
         for (int i = 0; i < runs.size(); i++) {
           int[] run = runs.get(i);
           try {
@@ -310,6 +409,7 @@ final class Mappings {
    */
   void release() {
     segments = null;
+    checkers.shutdown();
   }
 
   /**
@@ -320,6 +420,7 @@ final class Mappings {
   boolean unmap() {
     MappedByteBuffer[] segs = segments;
     segments = null;
+    checkers.shutdown();
     if (segs == null) {
       return true;
     }

@@ -378,23 +378,25 @@ public final class PmemStore {
     if (entryLength < BlockCheck.HEADER_SIZE) {
       return "an entry of " + entryLength + " bytes cannot hold a block header";
     }
-    // Read from the files, not the mappings: see Mappings.read.
-    ByteBuffer entry;
+    // From the files, not the mappings, on a checker thread: see Mappings.check.
     try {
-      entry = mappings.read(offset, entryLength);
+      return mappings.check(offset, entryLength, entry -> {
+        ByteBuffer header = entry.duplicate();
+        header.limit(BlockCheck.HEADER_SIZE);
+        ByteBuffer body = entry.duplicate();
+        body.position(BlockCheck.HEADER_SIZE);
+        return check.mismatch(key, entryLength - BlockCheck.HEADER_SIZE, header.slice(),
+            new ByteBuffer[] {body.slice()});
+      });
+    } catch (java.io.InterruptedIOException | java.nio.channels.ClosedChannelException e) {
+      throw e; // not a damaged block
     } catch (IOException e) {
-      if (e instanceof java.nio.channels.ClosedChannelException || !mappings.isLive()) {
+      if (!mappings.isLive()) {
         throw e; // shut down, not a damaged block
       }
       return "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
           + " truncated by another process";
     }
-    ByteBuffer header = entry.duplicate();
-    header.limit(BlockCheck.HEADER_SIZE);
-    ByteBuffer body = entry.duplicate();
-    body.position(BlockCheck.HEADER_SIZE);
-    return check.mismatch(key, entryLength - BlockCheck.HEADER_SIZE, header.slice(),
-        new ByteBuffer[] {body.slice()});
   }
 
   /**

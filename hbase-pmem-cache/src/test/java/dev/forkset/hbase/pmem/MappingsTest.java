@@ -149,6 +149,30 @@ public class MappingsTest {
   }
 
   @Test
+  public void sync_withAForcerOfWholeMappings_forcesEachSegmentOnce() throws Exception {
+    // JDK 8-12: MappedByteBuffer.force() writes back the whole mapping, whatever was written.
+    Mappings m = map(new Layout(1, 8 * MIB, 8 * MIB), twoFiles().subList(0, 1));
+    List<int[]> forced = new ArrayList<>();
+    m.forcer(new Mappings.Forcer() {
+      @Override
+      public void force(java.nio.MappedByteBuffer seg, int index, int length) {
+        forced.add(new int[] {index, length});
+      }
+
+      @Override
+      public boolean byRange() {
+        return false;
+      }
+    });
+    m.write(0, ByteBuffer.wrap(new byte[10]));
+    m.write(MIB, ByteBuffer.wrap(new byte[10]));
+    m.write(3 * MIB, ByteBuffer.wrap(new byte[10]));
+    m.sync();
+    assertEquals(1, forced.size());
+    assertArrayEquals(new int[] {0, (int) (3 * MIB) + 4096}, forced.get(0));
+  }
+
+  @Test
   public void sync_forcesAdjacentAndOverlappingWritesAsOneRun() throws Exception {
     Mappings m = map(new Layout(1, 8 * MIB, 8 * MIB), twoFiles().subList(0, 1));
     List<int[]> forced = new ArrayList<>();

@@ -146,6 +146,35 @@ public class PmemStoreTest {
     }
   }
 
+  @Test
+  public void checks_byAnInterruptedThread_leaveTheFilesOpenAndLocked() throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = writeBlock(s);
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      // A cancelled prefetch or a closing region interrupts a reader. Had the check read the
+      // file on this thread, the interrupt would close the channel and free the lock.
+      Thread.currentThread().interrupt();
+      try {
+        s.checkRecovered(KEY, offset, len);
+        fail("the interrupt was lost");
+      } catch (java.io.InterruptedIOException expected) {
+        assertTrue(Thread.interrupted());
+      }
+      s.checkRecovered(KEY, offset, len);
+      s.checkRead(KEY, offset, len);
+      try (java.nio.channels.FileChannel probe = java.nio.channels.FileChannel.open(a.toPath(),
+          java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+        probe.tryLock();
+        fail("the store no longer holds the lock of " + a);
+      } catch (java.nio.channels.OverlappingFileLockException expected) {
+        // this JVM still holds it
+      }
+    } finally {
+      s.close();
+    }
+  }
+
   private String coldReasonAfter(Runnable damage) throws IOException {
     PmemStore first = open();
     first.close();
