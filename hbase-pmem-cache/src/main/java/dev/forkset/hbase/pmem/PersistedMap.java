@@ -1,12 +1,11 @@
 package dev.forkset.hbase.pmem;
 
 import java.io.BufferedInputStream;
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -23,11 +22,19 @@ import org.apache.hbase.thirdparty.com.google.protobuf.WireFormat;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>BucketCache writes "V2UF", the chunk size, the number of chunks, then length-delimited
- *       protobuf messages; the first one ({@code BucketCacheEntry}) holds the checksum field
- *       next to the first chunk of entries ("PBUF" and one message in the old format). Only its
- *       tags are walked: every other field, the entries included, is skipped by length.
- *   <li>A map of zero chunks (an empty cache) has no checksum and nothing to use.
+ *   <li>Three layouts. "PBUF" and one {@code BucketCacheEntry} holding every entry (before the
+ *       chunked format). "V2UF" as written up to HBase 2.6.4: the chunk size and the number of
+ *       chunks (8 bytes each, big-endian), then that many length-delimited messages, the first a
+ *       {@code BucketCacheEntry} with the first chunk of entries next to its checksum. "V2UF" as
+ *       written since HBASE-28839 (2.6.5, and the custom jar's 0063): a delimited
+ *       {@code BucketCacheEntry} with the checksum and no entries, then delimited
+ *       {@code BackingMap} chunks up to the end of the file, no count. The byte after "V2UF"
+ *       tells them apart: the first byte of a chunk size below 2^56 is 0, the first byte of the
+ *       varint length of a message with required fields never is.
+ *   <li>Only the first message's tags are walked: every other field, the entries included, is
+ *       skipped by length. The other messages are skipped by their length prefix alone, so a map
+ *       that ends inside a message, or before a chunk it announces, reads as truncated.
+ *   <li>A 2.6.4 map of zero chunks (an empty cache) has no checksum and nothing to use.
  * </ol>
  */
 final class PersistedMap {
@@ -52,32 +59,97 @@ final class PersistedMap {
 
   /**
    * Reads the checksum field of a persisted map.
-   * @return the checksum, an empty array for a map of zero chunks
+   * @return the checksum, an empty array for a 2.6.4 map of zero chunks
    * @throws IOException saying why the map cannot be read or has no checksum
    */
   static byte[] readChecksum(File map) throws IOException {
-    try (InputStream raw = new BufferedInputStream(new FileInputStream(map), 1 << 16)) {
-      DataInputStream in = new DataInputStream(raw);
+    try (RandomAccessFile raf = new RandomAccessFile(map, "r")) {
+      long length = raf.length();
       byte[] magic = new byte[4];
-      in.readFully(magic);
-      if (Arrays.equals(magic, V2)) {
-        in.readLong(); // chunk size
-        long chunks = in.readLong();
-        if (chunks == 0) {
+      raf.readFully(magic);
+      long chunks; // messages after the first; -1: up to the end of the file
+      if (Arrays.equals(magic, V1)) {
+        chunks = 0;
+      } else if (!Arrays.equals(magic, V2)) {
+        throw new IOException("it is not a BucketCache persistence file");
+      } else if (peek(raf) == 0) {
+        raf.readLong(); // chunk size
+        long announced = raf.readLong();
+        if (announced == 0) {
           return new byte[0];
         }
-      } else if (!Arrays.equals(magic, V1)) {
-        throw new IOException("it is not a BucketCache persistence file");
+        chunks = announced - 1;
+      } else {
+        chunks = -1;
       }
-      CodedInputStream cis = CodedInputStream.newInstance(in);
+      long bodyLength = readVarint(raf);
+      long body = raf.getFilePointer();
+      if (body + bodyLength > length) {
+        throw new IOException("it is truncated");
+      }
+      byte[] checksum = checksumField(map, body, (int) bodyLength);
+      long next = body + bodyLength;
+      for (long i = 0; chunks < 0 ? next < length : i < chunks; i++) {
+        if (next >= length) {
+          throw new IOException("it is truncated");
+        }
+        raf.seek(next);
+        long n = readVarint(raf);
+        next = raf.getFilePointer() + n;
+        if (next > length) {
+          throw new IOException("it is truncated");
+        }
+      }
+      if (checksum == null) {
+        throw new IOException("it carries no checksum");
+      }
+      return checksum;
+    } catch (EOFException e) {
+      throw new IOException("it is truncated", e);
+    }
+  }
+
+  private static int peek(RandomAccessFile raf) throws IOException {
+    long at = raf.getFilePointer();
+    int b = raf.read();
+    if (b < 0) {
+      throw new EOFException();
+    }
+    raf.seek(at);
+    return b;
+  }
+
+  /** A protobuf varint (at most 10 bytes; lengths here fit 32 bits). */
+  private static long readVarint(RandomAccessFile raf) throws IOException {
+    long value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      int b = raf.read();
+      if (b < 0) {
+        throw new EOFException();
+      }
+      value |= (long) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        if (value < 0 || value > Integer.MAX_VALUE) {
+          throw new IOException("it holds a message of " + value + " bytes, which is no map");
+        }
+        return value;
+      }
+    }
+    throw new IOException("it holds a malformed length");
+  }
+
+  /** The checksum field of the {@code BucketCacheEntry} at {@code body}, or null. */
+  private static byte[] checksumField(File map, long body, int length) throws IOException {
+    try (FileInputStream file = new FileInputStream(map)) {
+      file.getChannel().position(body);
+      CodedInputStream cis =
+          CodedInputStream.newInstance(new BufferedInputStream(file, 1 << 16));
       cis.setSizeLimit(Integer.MAX_VALUE);
-      int length = cis.readRawVarint32();
-      int start = cis.getTotalBytesRead();
-      int limit = cis.pushLimit(length);
+      cis.pushLimit(length);
       while (true) {
         int tag = cis.readTag();
         if (tag == 0) {
-          break;
+          return null;
         }
         if (WireFormat.getTagFieldNumber(tag)
             == BucketCacheProtos.BucketCacheEntry.CHECKSUM_FIELD_NUMBER
@@ -85,16 +157,9 @@ final class PersistedMap {
           return cis.readByteArray();
         }
         if (!cis.skipField(tag)) {
-          break;
+          return null;
         }
       }
-      if (cis.getTotalBytesRead() - start < length) {
-        throw new IOException("it is truncated");
-      }
-      cis.popLimit(limit);
-      throw new IOException("it carries no checksum");
-    } catch (EOFException e) {
-      throw new IOException("it is truncated", e);
     }
   }
 }

@@ -24,8 +24,8 @@ public class PersistedMapTest {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
-  /** A chunked map as BucketCache writes it, with {@code entries} entries in its first chunk. */
-  private File map(int entries, boolean withChecksum) throws IOException {
+  /** A chunk of {@code entries} entries. */
+  private static BucketCacheProtos.BackingMap.Builder chunk(int entries) {
     BucketCacheProtos.BackingMap.Builder backing = BucketCacheProtos.BackingMap.newBuilder();
     for (int i = 0; i < entries; i++) {
       backing.addEntry(BucketCacheProtos.BackingMapEntry.newBuilder()
@@ -37,20 +37,86 @@ public class PersistedMapTest {
               .setDeserialiserIndex(0).setAccessCounter(i)
               .setPriority(BucketCacheProtos.BlockPriority.multi)));
     }
+    return backing;
+  }
+
+  private static BucketCacheProtos.BucketCacheEntry.Builder details(
+      BucketCacheProtos.BackingMap.Builder backing, boolean withChecksum) {
     BucketCacheProtos.BucketCacheEntry.Builder first = BucketCacheProtos.BucketCacheEntry
         .newBuilder().setCacheCapacity(1L << 30).setIoClass("x").setMapClass("y")
         .setBackingMap(backing);
     if (withChecksum) {
       first.setChecksum(ByteString.copyFrom(CHECKSUM));
     }
+    return first;
+  }
+
+  /**
+   * A map in the layout of HBase 2.6.4 (chunk size, chunk count) with {@code entries} entries in
+   * its first chunk and one chunk of 10 entries for each further chunk announced.
+   */
+  private File map(int entries, boolean withChecksum) throws IOException {
+    return map264(entries, withChecksum, 1, 1);
+  }
+
+  private File map264(int entries, boolean withChecksum, long announced, int written)
+      throws IOException {
+    BucketCacheProtos.BucketCacheEntry.Builder first = details(chunk(entries), withChecksum);
     File f = tmp.newFile();
     try (DataOutputStream out = new DataOutputStream(new FileOutputStream(f))) {
       out.write(new byte[] {'V', '2', 'U', 'F'});
       out.writeLong(entries + 1);
-      out.writeLong(1);
-      first.build().writeDelimitedTo(out);
+      out.writeLong(announced);
+      if (written > 0) {
+        first.build().writeDelimitedTo(out);
+      }
+      for (int i = 1; i < written; i++) {
+        chunk(10).build().writeDelimitedTo(out);
+      }
     }
     return f;
+  }
+
+  /** A map in the layout of HBASE-28839 (HBase 2.6.5): details, then chunks up to the end. */
+  private File map265(int... chunks) throws IOException {
+    File f = tmp.newFile();
+    try (DataOutputStream out = new DataOutputStream(new FileOutputStream(f))) {
+      out.write(new byte[] {'V', '2', 'U', 'F'});
+      details(BucketCacheProtos.BackingMap.newBuilder(), true).build().writeDelimitedTo(out);
+      for (int n : chunks) {
+        chunk(n).build().writeDelimitedTo(out);
+      }
+    }
+    return f;
+  }
+
+  @Test
+  public void readChecksum_readsTheLayoutOfHBase265() throws IOException {
+    assertArrayEquals(CHECKSUM, PersistedMap.readChecksum(map265(10_000, 10_000, 17)));
+    assertArrayEquals("an empty cache's map carries its checksum too", CHECKSUM,
+        PersistedMap.readChecksum(map265()));
+  }
+
+  @Test
+  public void readChecksum_readsEveryChunkAnnouncedInTheLayoutOfHBase264() throws IOException {
+    assertArrayEquals(CHECKSUM, PersistedMap.readChecksum(map264(100, true, 3, 3)));
+  }
+
+  @Test
+  public void readChecksum_findsTruncatedChunksInBothLayouts() throws IOException {
+    // The torn checkpoint of 2.6.4: the header announces a chunk that was never written.
+    File[] torn = {map264(0, true, 1, 0), map264(100, true, 3, 2), map265(1000, 1000)};
+    try (RandomAccessFile raf = new RandomAccessFile(torn[2], "rw")) {
+      raf.setLength(raf.length() - 100);
+    }
+    for (File f : torn) {
+      try {
+        PersistedMap.readChecksum(f);
+        fail("a truncated map was read: " + f.length() + " bytes");
+      } catch (IOException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("truncated"));
+      }
+    }
   }
 
   @Test

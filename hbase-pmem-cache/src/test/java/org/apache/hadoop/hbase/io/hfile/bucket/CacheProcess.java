@@ -19,6 +19,11 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
  *   caches count blocks, prints ENTRY i offset length for each and CACHED, then caches tailCount
  *   more blocks slowly and prints CHECKPOINT n whenever the persistence file is replaced; runs
  *   until killed.
+ * CacheProcess churn  ioengine persistence capacity seed count blockSize churnSeed churnCount [k=v]...
+ *   caches count blocks and prints CACHED, then prints CHURNING and, until killed, caches the
+ *   churnCount blocks of churnSeed and evicts them again one every 0.5 ms (as closed files and
+ *   freed space evict), printing CHECKPOINT n whenever the persistence file is replaced, and
+ *   CHECKPOINT n evicting when that happens after 100 ms of evictions.
  * CacheProcess open   ioengine persistence capacity [k=v]...
  *   prints STARTED (then, with -Dcacheprocess.shutdown=true, stops the cache and prints
  *   STOPPED), or FAILED message and exits 1; then exits 0.
@@ -138,10 +143,36 @@ public final class CacheProcess {
       System.out.println("TAIL");
       System.out.flush();
       Thread.sleep(Long.MAX_VALUE);
-    } else {
+    } else if (mode.equals("churn")) {
+      long seed = Long.parseLong(args[4]);
+      int count = Integer.parseInt(args[5]);
+      int blockSize = Integer.parseInt(args[6]);
+      long churnSeed = Long.parseLong(args[7]);
+      int churnCount = Integer.parseInt(args[8]);
+      BucketCache cache = open(io, persistence, capacity, blockSize, conf(args, 9));
+      TestBlocks.make(seed, count, blockSize).cacheAll(cache);
+      System.out.println("CACHED");
+      System.out.flush();
+      TestBlocks churn = TestBlocks.make(churnSeed, churnCount, blockSize);
+      watchCheckpoints(new File(persistence));
+      System.out.println("CHURNING");
+      System.out.flush();
+      while (true) {
+        churn.cacheAll(cache);
+        evictingSince = System.nanoTime();
+        for (int i = 0; i < churnCount; i++) {
+          cache.evictBlock(churn.keys[i]);
+          java.util.concurrent.locks.LockSupport.parkNanos(500_000);
+        }
+        evictingSince = 0;
+      }
+        } else {
       throw new IllegalArgumentException(mode);
     }
   }
+
+  /** System.nanoTime() when the churn's current run of evictions started, 0 outside one. */
+  private static volatile long evictingSince;
 
   private static void watchCheckpoints(File persistence) {
     Thread t = new Thread(() -> {
@@ -154,7 +185,9 @@ public final class CacheProcess {
         if (k != null && (!k.equals(lastKey) || m != last)) {
           lastKey = k;
           last = m;
-          System.out.println("CHECKPOINT " + (++n));
+          long since = evictingSince;
+          boolean evicting = since != 0 && System.nanoTime() - since > 100_000_000L;
+          System.out.println("CHECKPOINT " + (++n) + (evicting ? " evicting" : ""));
           System.out.flush();
         }
         try {
