@@ -110,6 +110,66 @@ final class JarIdentity {
     return out.toString();
   }
 
+  /** The upstream artifact's pom.xml entry, which {@link #pomXml} rewrites. */
+  String pomXmlEntry() {
+    return "META-INF/maven/" + upstreamGroupId + "/" + upstreamArtifactId + "/pom.xml";
+  }
+
+  /**
+   * Upstream's pom.xml with the project's version set to the custom version (SBOM tools such as
+   * syft read the version there, not in pom.properties): the project's own {@code <version>}
+   * element, the first one outside {@code <parent>}, is replaced; a pom that inherits its version
+   * from its parent gets one after the project's {@code <artifactId>}. Only the head of the pom,
+   * before its properties, dependencies and build, is searched for the project's version. Everything else stays
+   * byte for byte, so the dependencies a scanner reads are upstream's.
+   * @throws IllegalArgumentException when the pom has no project {@code <artifactId>}
+   */
+  byte[] pomXml(byte[] upstream) {
+    String pom = new String(upstream, StandardCharsets.UTF_8);
+    int parentStart = pom.indexOf("<parent>");
+    int parentEnd = parentStart < 0 ? -1 : pom.indexOf("</parent>", parentStart);
+    int artifact = outside(pom, "<artifactId>", parentStart, parentEnd);
+    if (artifact < 0) {
+      throw new IllegalArgumentException("no project <artifactId> in " + pomXmlEntry());
+    }
+    int afterArtifact = pom.indexOf("</artifactId>", artifact) + "</artifactId>".length();
+    // The project's own version comes before the sections that hold other versions.
+    int sections = pom.length();
+    for (String section : new String[] {"<properties>", "<dependencyManagement>",
+        "<dependencies>", "<build>", "<profiles>", "<modules>", "<reporting>"}) {
+      int at = outside(pom, section, parentStart, parentEnd);
+      if (at >= 0) {
+        sections = Math.min(sections, at);
+      }
+    }
+    int own = outside(pom, "<version>", parentStart, parentEnd);
+    if (own > sections) {
+      own = -1;
+    }
+    String comment = "<!-- " + groupId + ":" + artifactId + ":" + version + ", built by "
+        + vendor + " from " + upstreamGroupId + ":" + upstreamArtifactId + ":" + upstreamVersion
+        + " and a patch series -->";
+    String out;
+    if (own >= 0 && pom.startsWith("<version>" + upstreamVersion + "</version>", own)) {
+      int end = own + ("<version>" + upstreamVersion + "</version>").length();
+      out = pom.substring(0, own) + "<version>" + version + "</version>" + comment
+          + pom.substring(end);
+    } else {
+      out = pom.substring(0, afterArtifact) + "<version>" + version + "</version>" + comment
+          + pom.substring(afterArtifact);
+    }
+    return out.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The first {@code tag} outside [parentStart, parentEnd], or -1. */
+  private static int outside(String pom, String tag, int parentStart, int parentEnd) {
+    int i = pom.indexOf(tag);
+    while (i >= 0 && parentStart >= 0 && i > parentStart && i < parentEnd) {
+      i = pom.indexOf(tag, i + 1);
+    }
+    return i;
+  }
+
   /** The upstream artifact's pom.properties entry, which {@link #pomProperties()} replaces. */
   String pomPropertiesEntry() {
     return "META-INF/maven/" + upstreamGroupId + "/" + upstreamArtifactId + "/pom.properties";

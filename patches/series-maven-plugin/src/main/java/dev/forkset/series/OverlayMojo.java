@@ -134,7 +134,7 @@ public class OverlayMojo extends AbstractSeriesMojo {
         refuseVersionedCopies(upstream, upstreamJar, state.units);
         BytecodeLevel.check(upstream, classes, ours, releaseProperty, relative(project.getFile()));
         result = OverlayJar.write(upstream, classes, ours, state.units,
-            manifest(upstream, state.applied, digest), rewritten(), timestamp,
+            manifest(upstream, state.applied, digest), rewritten(upstreamJar.toPath()), timestamp,
             outputJar.toPath());
       }
       if (identity().isExperimental()) {
@@ -319,11 +319,22 @@ public class OverlayMojo extends AbstractSeriesMojo {
     return id;
   }
 
-  /** Upstream entries the custom jar replaces besides classes: the artifact's pom.properties. */
-  protected SortedMap<String, byte[]> rewritten() {
+  /**
+   * Upstream entries the custom jar replaces besides classes: the artifact's pom.properties and
+   * pom.xml (when upstream has one), with the custom version.
+   */
+  protected SortedMap<String, byte[]> rewritten(Path upstreamJar) throws IOException {
     JarIdentity id = identity();
     SortedMap<String, byte[]> out = new TreeMap<>();
     out.put(id.pomPropertiesEntry(), id.pomProperties());
+    try (java.util.zip.ZipFile jar = new java.util.zip.ZipFile(upstreamJar.toFile())) {
+      java.util.zip.ZipEntry pom = jar.getEntry(id.pomXmlEntry());
+      if (pom != null) {
+        try (java.io.InputStream in = jar.getInputStream(pom)) {
+          out.put(id.pomXmlEntry(), id.pomXml(in.readAllBytes()));
+        }
+      }
+    }
     return out;
   }
 

@@ -54,7 +54,7 @@ public class ReproducibilityMojo extends OverlayMojo {
       try (JarFile upstream = new JarFile(upstreamJar)) {
         OverlayJar.write(upstream, classes, recompiled(classes, state.units), state.units,
             manifest(upstream, state.applied, Revisions.digest(seriesDirectory.toPath())),
-            rewritten(), timestamp, again);
+            rewritten(upstreamJar.toPath()), timestamp, again);
       }
       byte[] built = Files.readAllBytes(outputJar.toPath());
       byte[] rebuilt = Files.readAllBytes(again);

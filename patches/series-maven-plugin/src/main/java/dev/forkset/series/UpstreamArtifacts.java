@@ -115,12 +115,7 @@ final class UpstreamArtifacts {
       if (own == null && pins.getParent().getFileName().toString().equals(version)) {
         own = pins;
       }
-      try {
-        pinsProject |= Files.readAllLines(pins, StandardCharsets.UTF_8).stream()
-            .anyMatch(l -> l.contains("  " + project));
-      } catch (IOException e) {
-        throw new MojoFailureException("Cannot read the upstream pins " + pins + ": " + e);
-      }
+      pinsProject |= pinnedCoordinates(pins).stream().anyMatch(c -> c.startsWith(project));
     }
     if (pinsProject) {
       verify(own != null ? own
@@ -150,15 +145,25 @@ final class UpstreamArtifacts {
 
   /** The digest {@code pins} records for {@code coordinates}, or null. */
   static String pinned(Path pins, String coordinates) throws MojoFailureException {
+    return parse(pins).get(coordinates);
+  }
+
+  /** Every coordinates {@code pins} records. */
+  static java.util.Set<String> pinnedCoordinates(Path pins) throws MojoFailureException {
+    return parse(pins).keySet();
+  }
+
+  /** Coordinates to digest, as one parser reads them for every use of a pins file. */
+  private static java.util.Map<String, String> parse(Path pins) throws MojoFailureException {
+    java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
     List<String> lines;
     try {
       lines = Files.readAllLines(pins, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
-      return null;
+      return out;
     } catch (IOException e) {
       throw new MojoFailureException("Cannot read the upstream pins " + pins + ": " + e);
     }
-    String found = null;
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).strip();
       if (line.isEmpty() || line.startsWith("#")) {
@@ -170,14 +175,12 @@ final class UpstreamArtifacts {
             + "  <groupId>:<artifactId>:<version>[:<classifier>]' (64 lower-case hex digits,"
             + " two spaces, the coordinates): " + line);
       }
-      if (f[1].equals(coordinates)) {
-        if (found != null && !found.equals(f[0])) {
-          throw new MojoFailureException(pins + " pins " + coordinates + " twice, with two"
-              + " digests; keep the right one (line " + (i + 1) + ")");
-        }
-        found = f[0];
+      String before = out.putIfAbsent(f[1], f[0]);
+      if (before != null && !before.equals(f[0])) {
+        throw new MojoFailureException(pins + " pins " + f[1] + " twice, with two digests;"
+            + " keep the right one (line " + (i + 1) + ")");
       }
     }
-    return found;
+    return out;
   }
 }

@@ -166,6 +166,31 @@ public class JarIdentityTest {
   }
 
   @Test
+  public void pomXml_setsTheProjectsVersionAndLeavesTheParentsAndTheRest() {
+    JarIdentity id = identity("dev.forkset.hbase", "hbase-server", "2.1.2-fork.3",
+        "org.apache.hbase", "2.1.2", "8");
+    assertEquals("META-INF/maven/org.apache.hbase/hbase-server/pom.xml", id.pomXmlEntry());
+    String inherited = "<project>\n  <parent>\n    <artifactId>hbase-build-configuration"
+        + "</artifactId>\n    <version>2.1.2</version>\n  </parent>\n  <artifactId>hbase-server"
+        + "</artifactId>\n  <dependencies><dependency><version>2.1.2</version></dependency>"
+        + "</dependencies>\n</project>\n";
+    String out = new String(id.pomXml(inherited.getBytes(StandardCharsets.UTF_8)),
+        StandardCharsets.UTF_8);
+    assertTrue(out, out.contains("<parent>\n    <artifactId>hbase-build-configuration"
+        + "</artifactId>\n    <version>2.1.2</version>\n  </parent>"));
+    assertTrue(out, out.contains("<artifactId>hbase-server</artifactId><version>2.1.2-fork.3"
+        + "</version><!-- dev.forkset.hbase:hbase-server:2.1.2-fork.3, built by forkset from"
+        + " org.apache.hbase:hbase-server:2.1.2 and a patch series -->\n"));
+    assertTrue(out, out.contains("<dependency><version>2.1.2</version></dependency>"));
+    String own = "<project>\n  <groupId>org.apache.hbase</groupId>\n  <artifactId>hbase-server"
+        + "</artifactId>\n  <version>2.1.2</version>\n  <name>x</name>\n</project>\n";
+    out = new String(id.pomXml(own.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
+    assertEquals(own.replace("<version>2.1.2</version>", "<version>2.1.2-fork.3</version>"
+        + "<!-- dev.forkset.hbase:hbase-server:2.1.2-fork.3, built by forkset from"
+        + " org.apache.hbase:hbase-server:2.1.2 and a patch series -->"), out);
+  }
+
+  @Test
   public void pomProperties_saysTheForkVersionOfTheUpstreamArtifact_withoutADate()
       throws Exception {
     JarIdentity id = identity("dev.forkset.hbase", "hbase-server", "2.6.4-fork.4",

@@ -90,6 +90,22 @@ public class UpstreamArtifactsTest {
   }
 
   @Test
+  public void verifyDependency_withPinsWrittenWithATab_stillRefusesAnUnpinnedTestsJar()
+      throws Exception {
+    File jar = artifact();
+    Path patches = tmp.newFolder("patches-tab").toPath();
+    Path line = Files.createDirectories(patches.resolve("server/1.0"));
+    Files.write(line.resolve("upstream.sha256"), (DIGEST + "\torg.example:server:1.0\n")
+        .getBytes(StandardCharsets.UTF_8));
+    try {
+      UpstreamArtifacts.verifyDependency(patches, "org.example", "server", "1.0", "tests", jar);
+      fail("a tests jar of a pinned project passed without a pin");
+    } catch (MojoFailureException expected) {
+      assertTrue(expected.getMessage(), expected.getMessage().contains("is not pinned"));
+    }
+  }
+
+  @Test
   public void verifyDependency_checksAnUpstreamTestsJarAgainstThePinsOfTheLines() throws Exception {
     File jar = artifact();
     String actual = Checksums.sha256(jar.toPath());

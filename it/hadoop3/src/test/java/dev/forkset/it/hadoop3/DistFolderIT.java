@@ -145,6 +145,15 @@ public class DistFolderIT {
       }
       assertEquals(name + " pom.properties", jarVersion, pom.getProperty("version"));
       assertEquals(name + " pom.properties", group, pom.getProperty("groupId"));
+      java.util.zip.ZipEntry pomXml = file.getEntry(
+          "META-INF/maven/" + group + "/" + artifact + "/pom.xml");
+      if (pomXml != null) {
+        try (InputStream in = file.getInputStream(pomXml)) {
+          String xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          assertTrue(name + " pom.xml names the fork version",
+              xml.contains("<version>" + jarVersion + "</version>"));
+        }
+      }
     }
   }
 
