@@ -15,15 +15,27 @@ import dev.forkset.hazelcast.eviction.GcFootprintModel;
  * pages, the conservative model above 256 KB). Parallel and Serial round nothing: no chunking.
  * Smaller values stay the {@code HeapData} they arrived as, at no cost.
  *
- * <p>The chunk size is the largest power of two at most half of the largest array the model does
- * not round: G1 region/8 (512 KB on 4 MB regions), Shenandoah region/4, ZGC a quarter of the
- * medium limit (256 KB at a 256 MB heap, 1 MB from 1 GB on), 64 KB with no medium pages. A power
- * of two keeps the hash blocks and header ints inside one chunk ({@link ChunkedData}); half
- * rather than all of the threshold bounds what a chunk leaves unused at the end of an allocation
- * region when it does not fit there (at most an eighth of a G1 region instead of a half).
+ * <p>The chunk size, a power of two (the hash blocks and header ints then stay inside one chunk,
+ * {@link ChunkedData}):
+ * <ul>
+ *   <li>G1, Shenandoah, conservative: the largest power of two at most half of the largest array
+ *       the model does not round: G1 region/8 (512 KB on 4 MB regions), Shenandoah region/4.
+ *       Half rather than all of the threshold bounds what a chunk leaves unused at the end of an
+ *       allocation region when it does not fit there. Measured (ChunkedValuesHeapTest, G1 4 MB
+ *       regions, -Xmx256m): 5 MB values occupy 5243377 B each after a full GC, modelled 5243120 B;
+ *       as one array 8388664 B.</li>
+ *   <li>ZGC: 64 KB, a quarter of the 256 KB small-object limit, whatever the medium limit:
+ *       medium objects fill their 8 MB+ pages worse than small ones fill 2 MB pages (5 MB values
+ *       at -Xmx256m, heap per value after a full GC: 256 KB chunks 5872025 B, 128 KB 5662310 B,
+ *       64 KB 5347737 B; pages under 75% live are all ZGC compacts). Each chunk is modelled as its
+ *       share of a small page packed with chunks ({@link #modelledCost}), not with the 1.2 x
+ *       page-fill slack the model gives single small values among the garbage of puts.</li>
+ * </ul>
  */
 public final class ChunkSize {
   private static final ChunkSize NEVER = new ChunkSize(null, Integer.MAX_VALUE, 0);
+  private static final int ZGC_CHUNK = 64 * 1024;
+  private static final long ZGC_SMALL_PAGE = 2L * 1024 * 1024;
 
   private final GcFootprintModel model;
   private final long largestWhole;
@@ -43,7 +55,8 @@ public final class ChunkSize {
     }
     // The largest object the model only aligns, less the array header: the largest whole payload.
     long largestWhole = threshold - 1 - model.arrayHeader();
-    int chunk = (int) Math.min(1 << 30, Long.highestOneBit(largestWhole) / 2);
+    int chunk = zgc(model) ? ZGC_CHUNK
+        : (int) Math.min(1 << 30, Long.highestOneBit(largestWhole) / 2);
     if (chunk < ChunkedData.MIN_CHUNK_SIZE) {
       return NEVER;
     }
@@ -98,7 +111,27 @@ public final class ChunkSize {
     // ChunkedData: a reference to the chunks and two ints.
     long object = m.object(m.referenceSize() + 2L * Integer.BYTES);
     long refs = m.footprint(m.arrayHeader() + pieces * m.referenceSize());
-    return object + refs + full * m.byteArray(chunkSize) + (last > 0 ? m.byteArray(last) : 0);
+    return object + refs + full * pieceCost(chunkSize) + (last > 0 ? pieceCost(last) : 0);
+  }
+
+  // A chunk's heap: its array through the model, or on ZGC its share of a small page filled with
+  // chunks (all chunks of a value are allocated together and live as long as each other).
+  private long pieceCost(long length) {
+    if (!zgc(model)) {
+      return model.byteArray(length);
+    }
+    long object = alignUp(model.arrayHeader() + length, model.alignment());
+    long perPage = ZGC_SMALL_PAGE / object;
+    return (ZGC_SMALL_PAGE + perPage - 1) / perPage;
+  }
+
+  private static long alignUp(long bytes, long to) {
+    return (bytes + to - 1) / to * to;
+  }
+
+  private static boolean zgc(GcFootprintModel model) {
+    return model.kind() == GcFootprintModel.Kind.ZGC
+        || model.kind() == GcFootprintModel.Kind.ZGC_GENERATIONAL;
   }
 
   /** The modelled heap of the same payload as one HeapData (what stock stores). */

@@ -34,16 +34,27 @@ public class ChunkSizeTest {
   }
 
   @Test
-  public void of_zgc_chunksWhatExceedsTheMediumLimit() {
+  public void of_zgc_chunksWhatExceedsTheMediumLimitInSmallObjects() {
     ChunkSize heap256 = ChunkSize.of(GcFootprintModel.zgc(256L * MB, false)); // medium <= 1 MB
-    assertEquals(256 * KB, heap256.chunkSize());
+    assertEquals(64 * KB, heap256.chunkSize());
     assertFalse(heap256.chunks(MB - 16));
     assertTrue(heap256.chunks(MB - 15));
-    assertEquals(MB, ChunkSize.of(GcFootprintModel.zgc(4096L * MB, true)).chunkSize());
+    ChunkSize heap4g = ChunkSize.of(GcFootprintModel.zgc(4096L * MB, true)); // medium <= 4 MB
+    assertEquals(64 * KB, heap4g.chunkSize());
+    assertFalse(heap4g.chunks(4 * MB - 16));
     // No medium pages in a 32 MB heap: above the 256 KB small-object limit is large.
     ChunkSize tiny = ChunkSize.of(GcFootprintModel.zgc(32L * MB, false));
     assertEquals(64 * KB, tiny.chunkSize());
     assertTrue(tiny.chunks(256 * KB));
+  }
+
+  @Test
+  public void modelledCost_zgcChunks_countTheirShareOfAPackedSmallPage() {
+    ChunkSize zgc = ChunkSize.of(GcFootprintModel.zgc(256L * MB, false));
+    // 31 chunks of 64 KB + 16 B fill a 2 MB page: each costs 1/31 of it; 80 of them, 5 MB.
+    long perChunk = (2L * MB + 30) / 31;
+    long modelled = zgc.modelledCost(5 * MB);
+    assertTrue(modelled >= 80 * perChunk && modelled < 80 * perChunk + 1024);
   }
 
   @Test
@@ -114,7 +125,8 @@ public class ChunkSizeTest {
     assertTrue(g1.heapDataCost(value) / (double) g1.modelledCost(value) > 1.99);
     ChunkSize zgc = ChunkSize.of(GcFootprintModel.zgc(256L * MB, false));
     assertTrue(zgc.heapDataCost(value) >= 4L * MB && zgc.heapDataCost(value) < 4L * MB + 64);
-    assertTrue(zgc.heapDataCost(value) / (double) zgc.modelledCost(value) > 1.99);
+    // 64 KB chunks pack 31 to a 2 MB page: 3% over the bytes.
+    assertTrue(zgc.heapDataCost(value) / (double) zgc.modelledCost(value) > 1.9);
   }
 
   @Test

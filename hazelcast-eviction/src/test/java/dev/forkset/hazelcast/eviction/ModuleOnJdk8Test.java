@@ -35,7 +35,11 @@ public class ModuleOnJdk8Test {
       EvictionLoopTest.class.getName(),
       ContinuationsTest.class.getName(),
       EvictionPoolTest.class.getName(),
-      EvictionBySizeOnOneMemberTest.class.getName());
+      EvictionBySizeOnOneMemberTest.class.getName(),
+      "dev.forkset.hazelcast.chunked.ChunkedDataTest",
+      "dev.forkset.hazelcast.chunked.ChunkedDataBuilderTest",
+      "dev.forkset.hazelcast.chunked.ChunkSizeTest",
+      "dev.forkset.hazelcast.chunked.StreamingDeserializerTest");
 
   @Test
   public void moduleTests_onJdk8_againstTheOldestLinesCustomJar() throws Exception {
