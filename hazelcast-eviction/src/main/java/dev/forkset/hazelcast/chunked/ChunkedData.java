@@ -114,7 +114,9 @@ public final class ChunkedData implements Data {
 
   @Override
   public void copyTo(byte[] dest, int destPos) {
-    copyTo(0, dest, destPos, totalSize);
+    if (totalSize > 0) { // as HeapData: an empty value copies nothing, whatever dest is
+      copyTo(0, dest, destPos, totalSize);
+    }
   }
 
   /** Copies {@code length} payload bytes from {@code srcPos} into {@code dest} at {@code destPos}. */
@@ -255,6 +257,19 @@ public final class ChunkedData implements Data {
   }
 
   private boolean sameBytes(ChunkedData other) {
+    if (other.shift == shift) {
+      // Same layout: chunk against chunk, the first one after the header.
+      for (int c = 0; c < chunks.length; c++) {
+        byte[] a = chunks[c];
+        byte[] b = other.chunks[c];
+        for (int i = c == 0 ? HeapData.DATA_OFFSET : 0; i < a.length; i++) {
+          if (a[i] != b[i]) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
     for (int pos = HeapData.DATA_OFFSET; pos < totalSize; pos++) {
       if (byteAt(pos) != other.byteAt(pos)) {
         return false;

@@ -92,6 +92,7 @@ public class ChunkedDataTest {
     assertSameAsHeapData(typed, 16);
     assertTrue(new HeapData(null).equals(ChunkedData.copyOf(new byte[0], 16)));
     assertTrue(ChunkedData.copyOf(new byte[0], 16).equals(new HeapData(null)));
+    ChunkedData.copyOf(new byte[0], 16).copyTo(null, 0); // as HeapData: nothing to copy
     assertEquals(new HeapData(null).hashCode(), ChunkedData.copyOf(new byte[0], 16).hashCode());
     assertEquals(SerializationConstants.CONSTANT_TYPE_NULL, ChunkedData.copyOf(new byte[0], 16).getType());
   }
@@ -135,6 +136,7 @@ public class ChunkedDataTest {
     assertEquals(ChunkedData.copyOf(a, 16), new HeapData(b));
     assertEquals(new HeapData(b), ChunkedData.copyOf(a, 16));
     assertEquals(ChunkedData.copyOf(a, 16), ChunkedData.copyOf(b, 32));
+    assertEquals(ChunkedData.copyOf(a, 16), ChunkedData.copyOf(b, 16));
   }
 
   @Test
@@ -147,6 +149,9 @@ public class ChunkedDataTest {
       other[i] ^= 1;
       HeapData heapOther = new HeapData(other);
       ChunkedData chunkedOther = ChunkedData.copyOf(other, 32);
+      ChunkedData sameLayoutOther = ChunkedData.copyOf(other, 16);
+      assertNotEquals("byte " + i, chunked, sameLayoutOther);
+      assertNotEquals("byte " + i, sameLayoutOther, chunked);
       assertNotEquals("byte " + i, chunked, heapOther);
       assertNotEquals("byte " + i, heapOther, chunked);
       assertNotEquals("byte " + i, chunked, chunkedOther);
