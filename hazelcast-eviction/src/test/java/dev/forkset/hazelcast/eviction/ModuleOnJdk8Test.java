@@ -39,7 +39,8 @@ public class ModuleOnJdk8Test {
       "dev.forkset.hazelcast.chunked.ChunkedDataTest",
       "dev.forkset.hazelcast.chunked.ChunkedDataBuilderTest",
       "dev.forkset.hazelcast.chunked.ChunkSizeTest",
-      "dev.forkset.hazelcast.chunked.StreamingDeserializerTest");
+      "dev.forkset.hazelcast.chunked.StreamingDeserializerTest",
+      ChunkSizeOfTheRunningVmTest.class.getName());
 
   @Test
   public void moduleTests_onJdk8_againstTheOldestLinesCustomJar() throws Exception {
