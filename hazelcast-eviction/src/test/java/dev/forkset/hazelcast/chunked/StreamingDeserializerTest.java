@@ -12,6 +12,9 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.InternalSerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
 import com.hazelcast.internal.serialization.impl.HeapData;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.internal.serialization.impl.SerializationConstants;
 import java.io.IOException;
 import java.io.Serializable;
@@ -25,7 +28,9 @@ import org.junit.Test;
 
 /** Values read through the chunk-backed stream are the values HeapData deserializes. */
 public class StreamingDeserializerTest {
-  private final InternalSerializationService ss = new DefaultSerializationServiceBuilder().build();
+  private static final int FACTORY = 21;
+  private final InternalSerializationService ss = new DefaultSerializationServiceBuilder()
+      .addDataSerializableFactory(FACTORY, type -> new Sample()).build();
   private final StreamingDeserializer streaming = new StreamingDeserializer(ss);
 
   @After
@@ -54,6 +59,42 @@ public class StreamingDeserializerTest {
     }
   }
 
+  /** An IdentifiedDataSerializable value, read front to back as DataSerializableSerializer does. */
+  public static final class Sample implements IdentifiedDataSerializable {
+    long id;
+    byte[] blob;
+
+    public Sample() {
+    }
+
+    Sample(long id, byte[] blob) {
+      this.id = id;
+      this.blob = blob;
+    }
+
+    @Override
+    public int getFactoryId() {
+      return FACTORY;
+    }
+
+    @Override
+    public int getClassId() {
+      return 1;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+      out.writeLong(id);
+      out.writeByteArray(blob);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+      id = in.readLong();
+      blob = in.readByteArray();
+    }
+  }
+
   private Object throughChunks(Object value, int chunkSize) throws IOException {
     Data heap = ss.toData(value);
     return streaming.toObject(ChunkedData.copyOf(heap, chunkSize));
@@ -77,6 +118,9 @@ public class StreamingDeserializerTest {
     }
     assertEquals(list, throughChunks(list, 32));
     assertEquals(new Point(3, text.toString()), throughChunks(new Point(3, text.toString()), 256));
+    Sample sample = (Sample) throughChunks(new Sample(77, bytes), 512);
+    assertEquals(77, sample.id);
+    assertArrayEquals(bytes, sample.blob);
     HazelcastJsonValue json = new HazelcastJsonValue("{\"a\":\"" + text + "\"}");
     assertEquals(json, throughChunks(json, 1024));
     assertNull(streaming.toObject(ChunkedData.copyOf(ss.toData(null) == null ? new byte[0]
