@@ -93,8 +93,8 @@ public class DistFolderIT {
           Files.readAllBytes(folder.resolve("LICENSE")), StandardCharsets.UTF_8)
           .contains("Apache License"));
       // One custom jar per upstream artifact the folder's series changes (older versions are
-      // removed): hbase-server or hazelcast, and for the 2.6.4 series hbase-hadoop-compat and
-      // hbase-hadoop2-compat too, of the same revision.
+      // removed): hbase-server or hazelcast, and for the 2.6.4 and 2.1.2 series
+      // hbase-hadoop-compat and hbase-hadoop2-compat too, of the same revision.
       java.util.Set<String> artifacts = new java.util.TreeSet<>();
       java.util.Set<String> forks = new java.util.TreeSet<>();
       for (String name : custom) {
@@ -104,8 +104,8 @@ public class DistFolderIT {
         forks.add(m.group(3));
       }
       assertEquals(folder + ": its custom jars are of one revision: " + custom, 1, forks.size());
-      boolean series264 = folderName.startsWith("hbase-2.6.4");
-      assertEquals(folder + ": " + custom, series264
+      boolean withCompat = folderName.startsWith("hbase-2.6.4") || folderName.equals("hbase-2.1.2");
+      assertEquals(folder + ": " + custom, withCompat
           ? java.util.Set.of("hbase-server", "hbase-hadoop-compat", "hbase-hadoop2-compat")
           : java.util.Set.of(folderName.startsWith("hbase-") ? "hbase-server" : "hazelcast"),
           artifacts);
