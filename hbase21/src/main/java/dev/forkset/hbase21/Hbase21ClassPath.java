@@ -21,7 +21,9 @@ import java.util.Properties;
  * The one builder of an HBase 2.1.2 class path, as Maven resolved it when this module was built
  * ({@code classpath.txt} and {@code hbase21.properties} beside this class): the 2.1.2 server
  * stack, its test jars (HBaseTestingUtility, PerformanceEvaluation), Hadoop 2.7 and this module's
- * own classes, with exactly one hbase-server jar: the stock release or this project's custom one.
+ * own classes, with exactly one hbase-server jar: the stock release or this project's custom one,
+ * each with its hbase-hadoop-compat and hbase-hadoop2-compat (the 2.1.2 series changes the
+ * RegionServer metrics source there too: the custom jars of one revision go together).
  * Child JVMs ({@link Hbase21Cluster}) get it as their class path; code in a JVM of another line
  * (the memstore benchmarks, the stock-vs-custom tests) gets it as a class loader.
  */
@@ -29,12 +31,17 @@ public final class Hbase21ClassPath {
   private final List<Path> common;
   private final Path stockJar;
   private final Path customJar;
+  private final List<Path> stockCompat;
+  private final List<Path> customCompat;
   private final Path harness;
 
-  private Hbase21ClassPath(List<Path> common, Path stockJar, Path customJar, Path harness) {
+  private Hbase21ClassPath(List<Path> common, Path stockJar, Path customJar,
+      List<Path> stockCompat, List<Path> customCompat, Path harness) {
     this.common = common;
     this.stockJar = stockJar;
     this.customJar = customJar;
+    this.stockCompat = stockCompat;
+    this.customCompat = customCompat;
     this.harness = harness;
   }
 
@@ -46,6 +53,14 @@ public final class Hbase21ClassPath {
     }
     Path stock = existing(p.getProperty("stock.jar"), "stock.jar");
     Path custom = Paths.get(p.getProperty("custom.jar"));
+    List<Path> stockCompat = new ArrayList<>();
+    for (String e : p.getProperty("stock.compat.jars").split(",")) {
+      stockCompat.add(existing(e.trim(), "stock.compat.jars entry"));
+    }
+    List<Path> customCompat = new ArrayList<>();
+    for (String e : p.getProperty("custom.compat.jars").split(",")) {
+      customCompat.add(Paths.get(e.trim()));
+    }
     String text;
     try (InputStream in = resource("classpath.txt")) {
       text = new String(readAll(in), StandardCharsets.UTF_8).trim();
@@ -59,6 +74,8 @@ public final class Hbase21ClassPath {
       Path path = Paths.get(e.trim());
       if (path.equals(stock)) {
         sawStock = true;
+      } else if (stockCompat.contains(path)) {
+        continue;
       } else {
         common.add(existing(e.trim(), "classpath.txt entry"));
       }
@@ -73,7 +90,9 @@ public final class Hbase21ClassPath {
     } catch (URISyntaxException e) {
       throw new IOException(e);
     }
-    return new Hbase21ClassPath(Collections.unmodifiableList(common), stock, custom, harness);
+    return new Hbase21ClassPath(Collections.unmodifiableList(common), stock, custom,
+        Collections.unmodifiableList(stockCompat), Collections.unmodifiableList(customCompat),
+        harness);
   }
 
   private static InputStream resource(String name) throws IOException {
@@ -116,12 +135,30 @@ public final class Hbase21ClassPath {
   }
 
   /**
-   * The class path of a JVM on {@code jar}: its hbase-server jar first, then the rest of the 2.1.2
-   * stack, this module's classes and {@code extra} (a test's own classes).
+   * The hbase-hadoop-compat and hbase-hadoop2-compat jars that go with {@code jar}'s hbase-server:
+   * the stock 2.1.2 ones, or the custom ones of the same revision.
+   */
+  public List<Path> compatJars(ServerJar jar) {
+    if (jar == ServerJar.STOCK) {
+      return stockCompat;
+    }
+    for (Path p : customCompat) {
+      if (!Files.isRegularFile(p)) {
+        throw new IllegalStateException("The custom compat jar " + p + " this module was built"
+            + " with is gone: build it again (./mvnw -B install -DskipTests)");
+      }
+    }
+    return customCompat;
+  }
+
+  /**
+   * The class path of a JVM on {@code jar}: its hbase-server jar and compat jars first, then the
+   * rest of the 2.1.2 stack, this module's classes and {@code extra} (a test's own classes).
    */
   public List<Path> forJar(ServerJar jar, Path... extra) {
     List<Path> cp = new ArrayList<>();
     cp.add(serverJar(jar));
+    cp.addAll(compatJars(jar));
     cp.addAll(common);
     cp.add(harness);
     cp.addAll(Arrays.asList(extra));

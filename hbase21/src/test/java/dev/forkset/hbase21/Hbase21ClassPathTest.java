@@ -35,8 +35,16 @@ public class Hbase21ClassPathTest {
         custom.get(0).getFileName().toString().startsWith("hbase-server-2.1.2-fork."));
     assertEquals(1, serverJars(custom));
     assertEquals(Paths.get("extra"), custom.get(custom.size() - 1));
-    assertEquals(cp.forJar(ServerJar.STOCK).subList(1, custom.size() - 1),
-        custom.subList(1, custom.size() - 1));
+    // Then the custom compat jars of the same revision, where the stock path has the stock ones.
+    String fork = custom.get(0).getFileName().toString().replace("hbase-server-", "");
+    assertEquals("hbase-hadoop-compat-" + fork, custom.get(1).getFileName().toString());
+    assertEquals("hbase-hadoop2-compat-" + fork, custom.get(2).getFileName().toString());
+    List<Path> stock = cp.forJar(ServerJar.STOCK);
+    assertEquals("hbase-hadoop-compat-2.1.2.jar", stock.get(1).getFileName().toString());
+    assertEquals("hbase-hadoop2-compat-2.1.2.jar", stock.get(2).getFileName().toString());
+    assertEquals(stock.subList(3, custom.size() - 1), custom.subList(3, custom.size() - 1));
+    assertFalse("a stock compat jar on the custom class path: " + custom, custom.stream()
+        .anyMatch(p -> p.getFileName().toString().matches("hbase-hadoop2?-compat-2\\.1\\.2\\.jar")));
   }
 
   @Test
@@ -52,6 +60,11 @@ public class Hbase21ClassPathTest {
           a.getProtectionDomain().getCodeSource().getLocation());
       assertEquals(cp.serverJar(ServerJar.CUSTOM).toUri().toURL(),
           b.getProtectionDomain().getCodeSource().getLocation());
+      String source = "org.apache.hadoop.hbase.regionserver.MetricsRegionServerSourceImpl";
+      assertEquals(cp.compatJars(ServerJar.CUSTOM).get(1).toUri().toURL(),
+          custom.loadClass(source).getProtectionDomain().getCodeSource().getLocation());
+      assertEquals(cp.compatJars(ServerJar.STOCK).get(1).toUri().toURL(),
+          stock.loadClass(source).getProtectionDomain().getCodeSource().getLocation());
     }
   }
 

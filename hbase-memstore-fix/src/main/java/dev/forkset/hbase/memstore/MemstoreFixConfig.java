@@ -14,19 +14,17 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>The fixes are patches of hbase-server (patches/hbase/&lt;line&gt;/), so HBase's own code
- *       reads the settings, as upstream would: {@code HRegion} for each region (site or table
- *       value; a table value that is not valid is logged with the table, key and value and the
- *       RegionServer's value used; a family value is logged as ignored), {@code HRegionServer}'s
- *       constructor once at RegionServer start (a value that is not valid stops the start before
- *       the server reports for duty, with a message naming the key).</li>
- *   <li>{@link #read} validates with that same code ({@code HRegion.getFlushUpdatesLockWarnMs}),
- *       so this class and the RegionServer cannot disagree; {@code main} runs it on a
- *       configuration before a rolling restart.</li>
- *   <li>Durations are read with Hadoop's {@code Configuration.getTimeDuration}: {@code 100},
- *       {@code 100ms}, {@code 2s} all work. A plain number is parsed directly as milliseconds,
- *       because {@code getTimeDuration} logs "No unit for ..." at every call, that is at every
- *       region open.</li>
+ *   <li>The fixes are patches of HBase (patches/hbase/&lt;line&gt;/), so HBase's own code
+ *       reads the settings, as upstream would. On 2.6.4 the key is a {@code ConfigKey.LONG} of
+ *       {@code HRegion} that must be positive: the master refuses a table value that is not
+ *       (TableDescriptorChecker, at create and alter), and a RegionServer logs a site value that is
+ *       not and uses the default ({@code HRegion.getFlushUpdatesLockWarnMs}); a region re-reads
+ *       it on a configuration reload (update_config).</li>
+ *   <li>{@link #read} applies the master's rule (a positive number of milliseconds) and fails on a
+ *       value that is not, where the RegionServer would only warn; {@code main} runs it on a
+ *       configuration before a rolling restart. A valid value is read by
+ *       {@code HRegion.getFlushUpdatesLockWarnMs}, so this class and the RegionServer cannot
+ *       disagree on it.</li>
  *   <li>The settings table of docs/hbase-memstore-fix.md is rendered from {@link #settings()}
  *       ({@code SettingsDocTest} fails when they differ).</li>
  * </ol>
@@ -60,24 +58,35 @@ public final class MemstoreFixConfig {
   /** WARN threshold of the flush updates-lock metric (the 0101 patch on 2.6.4, 0002 on 2.1.2). */
   public static final Setting FLUSH_UPDATES_LOCK_WARN_MS = add(
       "hbase.hregion.flush.updates.lock.warn.ms", "100",
-      "a duration of at least 1 ms, such as 100, 100ms or 2s (no unit means ms)",
+      "a positive number of milliseconds",
       "site, table",
-      "A flush that blocks writes to a region longer than this (it waits for the region's updates"
-          + " lock, then holds it while it snapshots the memstores) logs a WARN naming the region,"
-          + " the wait and the hold. A table's value (alter 't', CONFIGURATION => {...}) applies"
-          + " to its regions; one that is not valid is logged with the table, key and value (one"
-          + " WARN per table and value in a RegionServer process, not one per region) and the"
-          + " RegionServer's value is used. A site value that is not valid stops the RegionServer"
-          + " in its constructor, before it joins the cluster, with a message naming the key; one"
-          + " that arrives by a configuration reload (update_config) is logged once per value and"
-          + " regions opened from then on use the last valid value. Read when a region opens."
-          + " A family's value is not read: it is logged as ignored (one WARN per table, family"
-          + " and value in a RegionServer process) and the table's or site value applies.");
+      "A flush that keeps writes out of a region longer than this (it waits for the region's"
+          + " updates lock, then holds it while it snapshots the memstores and appends its"
+          + " START_FLUSH marker to the WAL) logs a WARN naming the region, the wait and the hold;"
+          + " so do the other holders of that lock (replay dropping memstore contents,"
+          + " blockUpdates). A table's value (alter 't', CONFIGURATION => {...}) applies to its"
+          + " regions; the master refuses one that is not valid at create and alter"
+          + " (TableDescriptorChecker). A site value that is not valid is logged by each region"
+          + " that reads it and the default used. Read when a region opens and on a configuration"
+          + " reload (update_config).");
 
   /** The value of {@link #FLUSH_UPDATES_LOCK_WARN_MS}, in milliseconds. */
   public final long flushUpdatesLockWarnMs;
 
   private MemstoreFixConfig(Configuration conf) {
+    String name = FLUSH_UPDATES_LOCK_WARN_MS.name;
+    String value = conf.get(name);
+    long ms;
+    try {
+      ms = conf.getLong(name, Long.parseLong(FLUSH_UPDATES_LOCK_WARN_MS.defaultValue));
+    } catch (NumberFormatException e) {
+      ms = -1;
+    }
+    if (ms <= 0) {
+      throw new IllegalArgumentException(name + "='" + value + "' is not valid. Accepted: "
+          + FLUSH_UPDATES_LOCK_WARN_MS.accepted + ". Remove it for the default "
+          + FLUSH_UPDATES_LOCK_WARN_MS.defaultValue + " ms.");
+    }
     this.flushUpdatesLockWarnMs = HRegion.getFlushUpdatesLockWarnMs(conf);
   }
 

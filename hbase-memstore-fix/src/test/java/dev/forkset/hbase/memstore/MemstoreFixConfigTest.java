@@ -30,17 +30,15 @@ public class MemstoreFixConfigTest {
   }
 
   @Test
-  public void warnThresholdIsAHadoopDuration() {
+  public void warnThresholdIsAPositiveNumberOfMilliseconds() {
     assertEquals(250, read("250").flushUpdatesLockWarnMs);
-    assertEquals(250, read("250ms").flushUpdatesLockWarnMs);
-    assertEquals(2000, read("2s").flushUpdatesLockWarnMs);
-    assertEquals(60_000, read("1m").flushUpdatesLockWarnMs);
-    assertEquals(1, read("1000us").flushUpdatesLockWarnMs);
+    assertEquals(250, read(" 250 ").flushUpdatesLockWarnMs);
+    assertEquals(1, read("1").flushUpdatesLockWarnMs);
   }
 
   @Test
   public void badWarnThresholdIsRejectedNamingKeyValueAcceptedAndFix() {
-    for (String bad : new String[] {"0", "0ms", "-5", "500us", "0.5s", "abc", "10 parsecs", ""}) {
+    for (String bad : new String[] {"0", "-5", "250ms", "2s", "0.5", "abc", ""}) {
       try {
         MemstoreFixConfig c = read(bad);
         fail("'" + bad + "' accepted as " + c);
@@ -57,7 +55,7 @@ public class MemstoreFixConfigTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Configuration conf = new Configuration(false);
-    conf.set(KEY, "2s");
+    conf.set(KEY, "2000");
     assertEquals(0, MemstoreFixConfig.check(conf, new PrintStream(out, true, "UTF-8"),
         new PrintStream(err, true, "UTF-8")));
     assertEquals(KEY + "=2000ms", out.toString("UTF-8").trim());

@@ -28,11 +28,72 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
   @Parameter(required = true)
   protected List<String> modules;
 
+  /**
+   * The upstream modules (repository folders) built from this line's series, comma-separated,
+   * each by one line module; empty for the usual line that builds only its own
+   * ({@link Series#forModule}). Every line module of a series lists the same modules. A module's
+   * artifactId is its folder's name, with the line's groupId and version.
+   */
+  @Parameter(property = "series.modules", defaultValue = "")
+  protected String seriesModules;
+
+  /** The upstream module this line module builds: the folder above {@link #mainRoot}'s src/. */
+  protected String ownModule() {
+    int i = mainRoot.indexOf("/src/");
+    return i < 0 ? mainRoot : mainRoot.substring(0, i);
+  }
+
+  /** The modules built from the series: {@link #seriesModules}, always with {@link #ownModule}. */
+  protected java.util.Set<String> builtModules() throws MojoFailureException {
+    java.util.Set<String> built = new java.util.TreeSet<>();
+    if (seriesModules != null) {
+      for (String m : seriesModules.split(",")) {
+        if (!m.isBlank()) {
+          built.add(m.strip());
+        }
+      }
+    }
+    if (!built.isEmpty() && !built.contains(ownModule())) {
+      throw new MojoFailureException("series.modules (" + seriesModules + ") of " + modulePath()
+          + " does not list " + ownModule() + ", the module it builds. List every module built"
+          + " from the series, this one too.");
+    }
+    built.add(ownModule());
+    return built;
+  }
+
+  /**
+   * The sources jars of the other modules built from the series (for export, refresh and
+   * convert, whose repository holds every module's sources), pinned in this line's
+   * upstream.sha256, and the main roots they go under.
+   */
+  protected java.util.List<SeriesRepo.Sibling> siblingSources() throws MojoFailureException,
+      MojoExecutionException {
+    java.util.List<SeriesRepo.Sibling> out = new java.util.ArrayList<>();
+    String suffix = mainRoot.substring(ownModule().length());
+    for (String m : builtModules()) {
+      if (m.equals(ownModule())) {
+        continue;
+      }
+      String artifactId = m.contains("/") ? m.substring(m.lastIndexOf('/') + 1) : m;
+      File jar = resolvePinned(upstreamGroupId, artifactId, "sources", upstreamVersion,
+          "sources jar of " + m);
+      try {
+        out.add(new SeriesRepo.Sibling(new java.util.zip.ZipFile(jar), m + suffix,
+            upstreamGroupId + ":" + artifactId + ":" + upstreamVersion));
+      } catch (IOException e) {
+        throw new MojoExecutionException("Cannot read " + jar, e);
+      }
+    }
+    return out;
+  }
+
   /** The series; with {@code acceptOldForm} patches may still be in the old DEP-3-first form. */
   protected Series readSeries(boolean acceptOldForm) throws MojoFailureException,
       MojoExecutionException {
     try {
-      Series series = Series.read(seriesDirectory.toPath(), new LinkedHashSet<>(modules), true);
+      Series series = Series.read(seriesDirectory.toPath(), new LinkedHashSet<>(modules), true)
+          .forModule(ownModule(), builtModules());
       if (!acceptOldForm) {
         series.requireMailForm(convertCommand() + "\n  (docs/building.md, \"Converting a"
             + " series\"; the first command installs this plugin, which the second one runs).");

@@ -84,7 +84,9 @@ final class AppliedUpstream {
   static Set<String> releases(Series series) {
     Set<String> out = new LinkedHashSet<>();
     for (Series.Patch p : series.patches()) {
-      if (release(p) != null) {
+      // A patch with no section in this line's module (a series over several modules) has
+      // nothing here to compare with its release.
+      if (release(p) != null && !p.files.isEmpty()) {
         out.add(release(p));
       }
     }

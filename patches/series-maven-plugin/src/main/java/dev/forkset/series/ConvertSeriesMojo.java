@@ -34,7 +34,7 @@ public class ConvertSeriesMojo extends AbstractLineMojo {
     try (ZipFile jar = new ZipFile(sources)) {
       scratch = Files.createTempDirectory("forkset-series");
       SeriesRepo repos = new SeriesRepo(jar, coordinates(), mainRoot, testRoot,
-          new LinkedHashSet<>(modules), scratch);
+          new LinkedHashSet<>(modules), scratch).withSiblings(siblingSources());
       report(repos.convert(seriesDirectory.toPath(),
           SeriesRepo.fromHistory(Files.createDirectories(scratch.resolve("home")), author)),
           "Converted " + line());

@@ -52,7 +52,7 @@ public class ExportSeriesMojo extends AbstractLineMojo {
     try (ZipFile jar = new ZipFile(sources)) {
       scratch = Files.createTempDirectory("forkset-series");
       SeriesRepo repos = new SeriesRepo(jar, coordinates(), mainRoot, testRoot,
-          new LinkedHashSet<>(modules), scratch);
+          new LinkedHashSet<>(modules), scratch).withSiblings(siblingSources());
       Path to = repo.toPath().toAbsolutePath();
       int n = repos.export(series, to,
           SeriesRepo.fromHistory(Files.createDirectories(scratch.resolve("home")), author));

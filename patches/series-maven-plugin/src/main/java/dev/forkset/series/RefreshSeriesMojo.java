@@ -37,7 +37,7 @@ public class RefreshSeriesMojo extends AbstractLineMojo {
     try (ZipFile jar = new ZipFile(sources)) {
       scratch = Files.createTempDirectory("forkset-series");
       SeriesRepo repos = new SeriesRepo(jar, coordinates(), mainRoot, testRoot,
-          new LinkedHashSet<>(modules), scratch);
+          new LinkedHashSet<>(modules), scratch).withSiblings(siblingSources());
       report(repos.refresh(seriesDirectory.toPath(), repo.toPath().toAbsolutePath(), base),
           "Refreshed " + line() + " from " + repo);
     } catch (PatchFailure e) {

@@ -284,6 +284,45 @@ public final class Series {
     return line.replaceAll("#.*", "").trim();
   }
 
+  /**
+   * The series as the line module that builds the upstream module {@code own} applies it. A series
+   * may change several upstream modules (the interface of a metric in one, its implementation in
+   * another); each is built by its own line module from the same series, listed in
+   * {@code built} (upstream repository folders, such as {@code hbase-server} and
+   * {@code hbase-hadoop-compat}). The sections under another built module are left to that
+   * module's line; a section under a module no line module builds fails, naming it, since its
+   * change would be in no jar.
+   */
+  public Series forModule(String own, Set<String> built) throws PatchFailure {
+    List<Patch> out = new ArrayList<>();
+    for (Patch p : patches) {
+      out.add(ownSections(p, own, built));
+    }
+    return new Series(dir, out);
+  }
+
+  /** {@code p} with only its sections under {@code own}; see {@link #forModule}. */
+  static Patch ownSections(Patch p, String own, Set<String> built) throws PatchFailure {
+    for (UnifiedDiff.FileDiff f : p.files) {
+      String path = f.path();
+      if (path.startsWith(own + "/")) {
+        continue;
+      }
+      boolean sibling = built.stream().anyMatch(m -> !m.equals(own) && path.startsWith(m + "/"));
+      if (!sibling && built.size() > 1) {
+        String module = path.contains("/") ? path.substring(0, path.indexOf('/')) : path;
+        throw new PatchFailure(p.name + ": touches " + path + ", in the upstream module " + module
+            + ", which no line module of this series builds (series.modules: "
+            + String.join(", ", new TreeSet<>(built)) + "). Its change would be in no jar: add a"
+            + " line module for " + module + " and list it in series.modules of every line module"
+            + " of the series (docs/building.md, \"A series over several upstream modules\").");
+      }
+      // With one built module, Tree#root refuses the path in the words of a single-module line.
+    }
+    return p.only(f -> f.path().startsWith(own + "/")
+        || built.stream().noneMatch(m -> f.path().startsWith(m + "/")));
+  }
+
   /** Patch files in the directory that the series does not name (a forgotten series entry). */
   public List<String> unlisted() throws IOException {
     Set<String> listed = patches.stream().map(p -> p.name).collect(Collectors.toSet());

@@ -77,8 +77,23 @@ final class SeriesRepo {
     }
   }
 
+  /** Another upstream module built from the same series: its sources jar and main root. */
+  static final class Sibling {
+    final ZipFile jar;
+    final String mainRoot;
+    final String coordinates;
+
+    Sibling(ZipFile jar, String mainRoot, String coordinates) {
+      this.jar = jar;
+      this.mainRoot = mainRoot;
+      this.coordinates = coordinates;
+    }
+  }
+
   private final ZipFile sourcesJar;
   private final String coordinates;
+  /** The other modules the series changes, whose sources the base commit holds too. */
+  private List<Sibling> siblings = List.of();
   private final String mainRoot;
   private final String testRoot;
   private final Set<String> modules;
@@ -96,6 +111,30 @@ final class SeriesRepo {
     this.testRoot = testRoot;
     this.modules = modules;
     this.scratch = scratch;
+  }
+
+  /**
+   * Adds the sources of the other modules built from the series to the base commit (after this
+   * one's, in {@code siblings}' order), and checks each patch's sections under this line's module
+   * only. A series of one module has none: its base commit is as before.
+   */
+  SeriesRepo withSiblings(List<Sibling> siblings) {
+    this.siblings = List.copyOf(siblings);
+    return this;
+  }
+
+  /** {@code p} with the sections of this line's module (and any the build would refuse). */
+  private Series.Patch own(Series.Patch p) throws PatchFailure {
+    if (siblings.isEmpty()) {
+      return p;
+    }
+    Set<String> built = new HashSet<>();
+    String own = mainRoot.substring(0, mainRoot.indexOf("/src/"));
+    built.add(own);
+    for (Sibling s : siblings) {
+      built.add(s.mainRoot.substring(0, s.mainRoot.indexOf("/src/")));
+    }
+    return Series.ownSections(p, own, built);
   }
 
   private Path home() throws IOException {
@@ -150,7 +189,12 @@ final class SeriesRepo {
     Git git = new Git(repo, home());
     git.run("init", "--quiet");
     git.run("symbolic-ref", "HEAD", "refs/heads/" + BRANCH);
-    importSources(git, sourcesJar, coordinates, "refs/heads/" + BRANCH, null);
+    if (siblings.isEmpty()) {
+      importSources(git, sourcesJar, coordinates, "refs/heads/" + BRANCH, null);
+    } else {
+      // One base commit with every module's sources: the message names them all.
+      importAll(git, "refs/heads/" + BRANCH);
+    }
     git.run("tag", BASE_TAG);
     if (only != null) {
       git.run("config", "core.sparseCheckout", "true");
@@ -213,6 +257,74 @@ final class SeriesRepo {
   }
 
   /**
+   * As {@link #importSources}, for the sources of this module and its siblings in one commit.
+   */
+  private void importAll(Git git, String ref) throws PatchFailure, IOException {
+    List<ZipFile> jars = new ArrayList<>();
+    List<String> roots = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    jars.add(sourcesJar);
+    roots.add(mainRoot);
+    names.add(coordinates);
+    for (Sibling s : siblings) {
+      jars.add(s.jar);
+      roots.add(s.mainRoot);
+      names.add(s.coordinates);
+    }
+    int files = 0;
+    List<List<ZipEntry>> all = new ArrayList<>();
+    for (int k = 0; k < jars.size(); k++) {
+      List<ZipEntry> sources = javaSources(jars.get(k), roots.get(k));
+      files += sources.size();
+      all.add(sources);
+    }
+    String message = "Upstream sources of " + String.join(", ", names) + "\n\nThe " + files
+        + " Java files of the sources jars (Maven Central) under " + String.join(", ", roots)
+        + ". The patches of the series are the commits after this one.\n";
+    String who = Git.NAME + " <" + Git.EMAIL + "> " + BASE_DATE.substring(1);
+    git.feed(out -> {
+      byte[] msg = message.getBytes(StandardCharsets.UTF_8);
+      out.write(("commit " + ref + "\nauthor " + who + "\ncommitter " + who + "\ndata "
+          + msg.length + "\n").getBytes(StandardCharsets.UTF_8));
+      out.write(msg);
+      out.write('\n');
+      for (int k = 0; k < jars.size(); k++) {
+        for (ZipEntry e : all.get(k)) {
+          byte[] bytes;
+          try (InputStream in = jars.get(k).getInputStream(e)) {
+            bytes = in.readAllBytes();
+          }
+          out.write(("M 100644 inline " + roots.get(k) + e.getName() + "\ndata " + bytes.length
+              + "\n").getBytes(StandardCharsets.UTF_8));
+          out.write(bytes);
+          out.write('\n');
+        }
+      }
+      out.write("done\n".getBytes(StandardCharsets.UTF_8));
+    }, "fast-import", "--quiet", "--done");
+  }
+
+  /** The Java files of {@code jar}, checked to stay under {@code root}. */
+  private static List<ZipEntry> javaSources(ZipFile jar, String root) throws PatchFailure {
+    List<ZipEntry> sources = new ArrayList<>();
+    Enumeration<? extends ZipEntry> entries = jar.entries();
+    while (entries.hasMoreElements()) {
+      ZipEntry e = entries.nextElement();
+      if (e.isDirectory() || !e.getName().endsWith(".java")) {
+        continue;
+      }
+      String path = java.nio.file.Paths.get(root, e.getName()).normalize().toString()
+          .replace(java.io.File.separatorChar, '/');
+      if (!path.startsWith(root) || e.getName().startsWith("/")) {
+        throw new PatchFailure(jar.getName() + " holds " + e.getName() + ", which points"
+            + " outside " + root + "; not unpacked.");
+      }
+      sources.add(e);
+    }
+    return sources;
+  }
+
+  /**
    * Moves an exported series onto another upstream version: the old base is tagged
    * {@code upstream-<old>}, a commit with {@code onto}'s sources on top of it becomes
    * {@value #BASE_TAG}, and the series is rebased there with git's 3-way merges (both versions'
@@ -221,6 +333,11 @@ final class SeriesRepo {
    */
   String moveOnto(Path repo, ZipFile onto, String ontoCoordinates, String oldVersion)
       throws PatchFailure, IOException {
+    if (!siblings.isEmpty()) {
+      throw new PatchFailure("Moving a series that changes several upstream modules onto another"
+          + " version is not supported yet: export it, then apply its patches with git am onto an"
+          + " export of the new version (docs/building.md).");
+    }
     Git git = new Git(repo, home());
     String oldTag = "upstream-" + oldVersion;
     git.run("tag", oldTag, BASE_TAG);
@@ -388,7 +505,7 @@ final class SeriesRepo {
       List<String> labels) throws PatchFailure, IOException {
     Series.Tree tree = new Series.Tree(sourcesJar, mainRoot, testRoot);
     for (Series.Patch p : patches) {
-      tree.apply(p); // the build's own check, in its words, before git sees the patches
+      tree.apply(own(p)); // the build's own check, in its words, before git sees the patches
     }
     Set<String> touched = new HashSet<>();
     for (Series.Patch p : patches) {

@@ -186,8 +186,11 @@ public class ProjectLayoutTest {
       for (String folder : lineFolders(project)) {
         Path dir = ROOT.resolve("patches").resolve(project).resolve(folder);
         Path pins = dir.resolve(UpstreamArtifacts.PINS_FILE);
-        String version = properties(pom(dir.resolve("pom.xml"))).get("upstream.version");
-        String artifactId = shared.get("upstream.artifactId");
+        Map<String, String> own = properties(pom(dir.resolve("pom.xml")));
+        String version = own.get("upstream.version");
+        // A line module of a series over several upstream modules builds its own artifact.
+        String artifactId = own.getOrDefault("upstream.artifactId",
+            shared.get("upstream.artifactId"));
         for (String classifier : new String[] {"", "sources"}) {
           String gav = UpstreamArtifacts.coordinates(shared.get("upstream.groupId"), artifactId,
               version, classifier);

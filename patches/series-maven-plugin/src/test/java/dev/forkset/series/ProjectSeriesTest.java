@@ -66,13 +66,33 @@ public class ProjectSeriesTest {
       } catch (PatchFailure e) {
         throw new AssertionError(line + ": " + e.getMessage(), e);
       }
+      // A series may change several upstream modules (the 2.6.4 series: hbase-server and the
+      // metrics source's hbase-hadoop-compat and hbase-hadoop2-compat): export holds them all.
+      java.util.Set<String> touched = new java.util.TreeSet<>();
+      for (Series.Patch p : series.patches()) {
+        for (UnifiedDiff.FileDiff f : p.files) {
+          touched.add(f.path().substring(0, f.path().indexOf('/')));
+        }
+      }
+      touched.add(artifact);
+      List<SeriesRepo.Sibling> siblings = new ArrayList<>();
+      for (String m : touched) {
+        if (!m.equals(artifact)) {
+          Path sibling = JARS.resolve(m + "-" + version + "-sources.jar");
+          assertTrue(sibling + " is missing: add it to the upstream-sources execution",
+              Files.isRegularFile(sibling));
+          siblings.add(new SeriesRepo.Sibling(new ZipFile(sibling.toFile()),
+              m + "/src/main/java/", ARTIFACT.get(project).split(":")[0] + ":" + m + ":" + version));
+        }
+      }
       try (ZipFile jar = new ZipFile(jarFile.toFile())) {
-        Series.Result built = series.apply(jar, main, test);
+        Series.Result built = series.forModule(artifact, touched).apply(jar, main, test);
         problems.addAll(built.notes);
         Path scratch = tmp.newFolder().toPath();
         Path repo = tmp.getRoot().toPath().resolve(project + "-" + version);
-        SeriesRepo repos = new SeriesRepo(jar, coordinates, main, test, MODULES, scratch);
-        repos.export(series, repo, (d, n) -> {
+        SeriesRepo repos = new SeriesRepo(jar, coordinates, main, test, MODULES, scratch)
+            .withSiblings(siblings);
+        repos.export(series.forModule(artifact, touched), repo, (d, n) -> {
           throw new AssertionError("no old-form patch expected: " + n);
         }, true);
         Git git = new Git(repo, scratch.resolve("home"));

@@ -87,6 +87,32 @@ public class SeriesTest {
   }
 
   @Test
+  public void forModule_leavesSiblingSectionsToTheirLine_andRefusesAModuleNoLineBuilds()
+      throws Exception {
+    String two = Patches.mail("Two", "Upstream: none\nForwarded: no\nModule: none\n",
+        "diff --git a/mod/src/main/java/p/A.java b/mod/src/main/java/p/A.java\n"
+        + "--- a/mod/src/main/java/p/A.java\n+++ b/mod/src/main/java/p/A.java\n"
+        + "@@ -1 +1 @@\n-x\n+y\n"
+        + "diff --git a/other/src/main/java/B.java b/other/src/main/java/B.java\n"
+        + "--- a/other/src/main/java/B.java\n+++ b/other/src/main/java/B.java\n"
+        + "@@ -1 +1 @@\n-x\n+y\n");
+    Series s = Series.read(line("0001-b.patch\n", "0001-b.patch", two), Set.of());
+    try (ZipFile jar = sources("x\n")) {
+      Series.Result r = s.forModule("mod", Set.of("mod", "other"))
+          .apply(jar, "mod/src/main/java/", "mod/src/test/java/");
+      assertEquals("y\n", r.mainSources.get("p/A.java"));
+      assertEquals(1, r.mainSources.size());
+    }
+    try {
+      s.forModule("mod", Set.of("mod", "third"));
+      fail("must refuse");
+    } catch (PatchFailure e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("in the upstream module other, which no"
+          + " line module of this series builds"));
+    }
+  }
+
+  @Test
   public void read_seriesNamingMissingFile_saysWhichLineAndFile() throws Exception {
     try {
       Series.read(line("0001-a.patch\n0002-gone.patch\n", "0001-a.patch", PATCH), Set.of());
