@@ -148,7 +148,8 @@ public class FlushLockHoldStockVsCustomIT {
       int flushes = WARMUP_FLUSHES + SMALL_FLUSHES + LARGE_FLUSHES;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       run.metrics = cluster.jmx("Hadoop:service=HBase,name=RegionServer,sub=Server");
-      while (jar == ServerJar.CUSTOM && ops(run.metrics, "flushUpdatesLockHoldTime") < flushes
+      while (jar == ServerJar.CUSTOM
+          && ops(run.metrics, "flushUpdatesLockHoldTimeMicros") < flushes
           && System.nanoTime() < deadline) {
         Thread.sleep(500);
         run.metrics = cluster.jmx("Hadoop:service=HBase,name=RegionServer,sub=Server");
@@ -187,7 +188,8 @@ public class FlushLockHoldStockVsCustomIT {
   @Test
   public void customJarReportsEveryFlushInItsRegionServerMetrics() {
     int flushes = WARMUP_FLUSHES + SMALL_FLUSHES + LARGE_FLUSHES;
-    for (String h : new String[] {"flushUpdatesLockHoldTime", "flushUpdatesLockWaitTime"}) {
+    for (String h : new String[] {"flushUpdatesLockHoldTimeMicros",
+        "flushUpdatesLockWaitTimeMicros"}) {
       assertTrue(h + " in " + custom.metrics, ops(custom.metrics, h) >= flushes);
       assertEquals(h + " on the stock jar", -1, ops(stock.metrics, h));
     }

@@ -88,14 +88,14 @@ public class FlushUpdatesLockIT {
         // with the histograms is exported, whenever that comes.
         Map<String, Object> server = null;
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
-        while (!(server != null && server.containsKey("FlushUpdatesLockHoldTime_num_ops"))
+        while (!(server != null && server.containsKey("FlushUpdatesLockHoldTimeMicros_num_ops"))
             && System.nanoTime() < deadline) {
           hosted.flush(true);
           Thread.sleep(500);
           server = hbase.regionServerMetrics("Server*");
         }
-        for (String histogram : new String[] {"FlushTime", "FlushUpdatesLockWaitTime",
-            "FlushUpdatesLockHoldTime"}) {
+        for (String histogram : new String[] {"FlushTime", "FlushUpdatesLockWaitTimeMicros",
+            "FlushUpdatesLockHoldTimeMicros"}) {
           assertTrue(histogram + " not exported: " + server.keySet(),
               server.containsKey(histogram + "_num_ops")
                   && server.containsKey(histogram + "_99th_percentile"));
