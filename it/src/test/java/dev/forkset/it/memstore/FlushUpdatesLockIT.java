@@ -39,8 +39,10 @@ public class FlushUpdatesLockIT {
   private static final byte[] CF = Bytes.toBytes("f");
   private static final byte[] Q = Bytes.toBytes("q");
   private static final String KEY = MemstoreFixConfig.FLUSH_UPDATES_LOCK_WARN_MS.name;
-  private static final String WAIT = MetricsRegionServerSource.FLUSH_UPDATES_LOCK_WAIT_TIME;
-  private static final String HOLD = MetricsRegionServerSource.FLUSH_UPDATES_LOCK_HOLD_TIME;
+  private static final String WAIT =
+      MetricsRegionServerSource.FLUSH_UPDATES_LOCK_WAIT_TIME_MICROS;
+  private static final String HOLD =
+      MetricsRegionServerSource.FLUSH_UPDATES_LOCK_HOLD_TIME_MICROS;
 
   @Test
   public void badTableValueIsRefusedByTheMasterAndEveryFlushIsMeasured() throws Exception {
