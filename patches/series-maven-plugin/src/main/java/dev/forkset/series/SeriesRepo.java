@@ -214,21 +214,7 @@ final class SeriesRepo {
    */
   private void importSources(Git git, ZipFile jar, String what, String ref, String parent)
       throws PatchFailure, IOException {
-    List<ZipEntry> sources = new ArrayList<>();
-    Enumeration<? extends ZipEntry> entries = jar.entries();
-    while (entries.hasMoreElements()) {
-      ZipEntry e = entries.nextElement();
-      if (e.isDirectory() || !e.getName().endsWith(".java")) {
-        continue;
-      }
-      String path = java.nio.file.Paths.get(mainRoot, e.getName()).normalize().toString()
-          .replace(java.io.File.separatorChar, '/');
-      if (!path.startsWith(mainRoot) || e.getName().startsWith("/")) {
-        throw new PatchFailure(jar.getName() + " holds " + e.getName() + ", which points"
-            + " outside " + mainRoot + "; not unpacked.");
-      }
-      sources.add(e);
-    }
+    List<ZipEntry> sources = javaSources(jar, mainRoot);
     String message = "Upstream sources of " + what + "\n\nThe " + sources.size() + " Java files of"
         + " the sources jar (Maven Central) under " + mainRoot + ". The patches of the series are"
         + " the commits after this one.\n";
