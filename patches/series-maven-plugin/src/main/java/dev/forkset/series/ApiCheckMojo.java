@@ -9,15 +9,20 @@ import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.plugins.annotations.ResolutionScope;
 
 /**
  * The API gate ({@link ApiGate}): fails the build naming every member of a replaced class that
  * the custom jar changes or removes, every method it adds as abstract (or makes abstract) to an
  * interface or abstract class, with the implementors in the jar that lack it, and every
- * compile-time constant whose value it changes, against the upstream jar. Runs after
+ * compile-time constant whose value it changes, against the upstream jar. For a series over
+ * several modules ({@code series.modules}) it also names every implementor, in the upstream jar of
+ * another module of the line, of a type that one module's custom jar gives a new abstract method,
+ * when that module's custom jar has no body for it ({@link ApiGate#acrossJars}). Runs after
  * {@code overlay}.
  */
-@Mojo(name = "api-check", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true)
+@Mojo(name = "api-check", defaultPhase = LifecyclePhase.PACKAGE, threadSafe = true,
+    requiresDependencyResolution = ResolutionScope.COMPILE)
 public class ApiCheckMojo extends AbstractSeriesMojo {
   @Parameter(defaultValue = "${project.build.directory}/${project.artifactId}-${project.version}.jar",
       required = true)
@@ -30,6 +35,21 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
   @Parameter
   private List<String> acceptedChanges = new ArrayList<>();
 
+  /**
+   * The upstream modules built from this line's series, comma-separated (as for the other goals);
+   * each is built by a line module with this project's groupId and version and the module's
+   * folder name as artifactId.
+   */
+  @Parameter(property = "series.modules", defaultValue = "")
+  private String seriesModules;
+
+  /** The upstream module this line module builds (its artifactId). */
+  @Parameter(defaultValue = "${project.artifactId}", required = true)
+  private String ownModule;
+
+  @Parameter(defaultValue = "${session}", readonly = true)
+  private org.apache.maven.execution.MavenSession session;
+
   @Override
   protected void run() throws MojoExecutionException, MojoFailureException {
     File upstream = resolveUpstream("", "jar");
@@ -40,8 +60,10 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot read the patched units of " + stateDirectory, e);
     }
+    List<String> found = new ArrayList<>(ApiGate.check(upstream, outputJar, units));
+    found.addAll(acrossJars(upstream));
     List<String> violations = new ArrayList<>();
-    for (String v : ApiGate.check(upstream, outputJar, units)) {
+    for (String v : found) {
       if (acceptedChanges.contains(v)) {
         getLog().warn("Accepted API change (acceptedChanges): " + v);
       } else {
@@ -70,5 +92,71 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
     getLog().info("API gate: the " + units.size() + " replaced units of " + outputJar.getName()
         + " only add to upstream's API" + (accepted == 0 ? ""
             : ", apart from the " + accepted + " accepted change(s) above"));
+  }
+
+  /**
+   * {@link ApiGate#acrossJars} over the modules of {@link #seriesModules} whose custom jar this
+   * build has: made earlier in the reactor, or a dependency of this line (as the compat jars are
+   * of the 2.6.4 line). A module whose custom jar is made later checks the pair itself.
+   */
+  private List<String> acrossJars(File upstream) throws MojoExecutionException,
+      MojoFailureException {
+    List<ApiGate.ModuleJars> line = new ArrayList<>();
+    line.add(new ApiGate.ModuleJars(ownModule, upstream, outputJar));
+    List<String> waiting = new ArrayList<>();
+    for (String m : seriesModules == null ? new String[0] : seriesModules.split(",")) {
+      String artifactId = m.strip().contains("/") ? m.strip().substring(m.strip().lastIndexOf('/') + 1)
+          : m.strip();
+      if (artifactId.isEmpty() || artifactId.equals(ownModule)) {
+        continue;
+      }
+      File custom = customJar(artifactId);
+      if (custom == null) {
+        waiting.add(artifactId);
+        continue;
+      }
+      line.add(new ApiGate.ModuleJars(artifactId, resolvePinned(upstreamGroupId, artifactId, "",
+          upstreamVersion, "upstream jar of " + artifactId + ", whose implementors the gate checks"),
+          custom));
+    }
+    if (!waiting.isEmpty()) {
+      getLog().info("API gate: the custom jars of " + String.join(", ", waiting) + " are not built"
+          + " yet; their lines check the abstract methods " + outputJar.getName() + " adds");
+    }
+    if (line.size() == 1) {
+      return List.of();
+    }
+    List<String> others = new ArrayList<>();
+    for (ApiGate.ModuleJars m : line.subList(1, line.size())) {
+      others.add(m.custom.getName());
+    }
+    getLog().info("API gate: abstract methods added across " + outputJar.getName() + " and "
+        + String.join(", ", others) + " checked against the implementors in their upstream jars");
+    try {
+      return ApiGate.acrossJars(line, ownModule);
+    } catch (IOException e) {
+      throw new MojoExecutionException("Cannot read the jars of " + seriesModules, e);
+    }
+  }
+
+  /** The custom jar of {@code artifactId} in this line, if the build has it; else null. */
+  private File customJar(String artifactId) {
+    if (session != null) {
+      for (org.apache.maven.project.MavenProject p : session.getProjects()) {
+        if (p.getGroupId().equals(project.getGroupId()) && p.getArtifactId().equals(artifactId)
+            && p.getVersion().equals(project.getVersion()) && p.getArtifact() != null
+            && p.getArtifact().getFile() != null && p.getArtifact().getFile().isFile()) {
+          return p.getArtifact().getFile();
+        }
+      }
+    }
+    for (org.apache.maven.artifact.Artifact a : project.getArtifacts()) {
+      if (a.getGroupId().equals(project.getGroupId()) && a.getArtifactId().equals(artifactId)
+          && a.getVersion().equals(project.getVersion()) && !a.hasClassifier()
+          && a.getFile() != null && a.getFile().isFile()) {
+        return a.getFile();
+      }
+    }
+    return null;
   }
 }

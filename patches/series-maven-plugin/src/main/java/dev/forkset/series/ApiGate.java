@@ -94,6 +94,93 @@ final class ApiGate {
   }
 
   /**
+   * One upstream module of a line: the jar upstream released and the custom jar this build made
+   * from the series, or null when the build has not made it (yet).
+   */
+  static final class ModuleJars {
+    final String module;
+    final File upstream;
+    final File custom;
+
+    ModuleJars(String module, File upstream, File custom) {
+      this.module = module;
+      this.upstream = upstream;
+      this.custom = custom;
+    }
+  }
+
+  /**
+   * Abstract additions across the jars of one line (a series over several modules): for every
+   * method that the custom jar of one module adds as abstract (or makes abstract) to an interface
+   * or abstract class that upstream's jar already had, every implementor of that type among the
+   * classes of another module's upstream jar must have a body for it in that module's custom
+   * jar; one line per implementor that has none, naming the type, the method, the implementor and
+   * both jars. {@link #check} names the implementors in the declaring jar itself; these are the
+   * ones it cannot see, such as hbase-hadoop2-compat's implementation of an hbase-hadoop-compat
+   * interface. Only pairs of modules that involve {@code own} and whose two custom jars exist are
+   * compared: the pair is checked by whichever of the two lines the build makes last.
+   */
+  static List<String> acrossJars(List<ModuleJars> line, String own) throws java.io.IOException {
+    List<String> out = new ArrayList<>();
+    java.util.Map<File, Implementors> read = new java.util.HashMap<>();
+    List<File> customs = new ArrayList<>();
+    for (ModuleJars m : line) {
+      customs.add(m.custom != null ? m.custom : m.upstream);
+    }
+    Implementors custom = null;
+    for (ModuleJars d : line) {
+      if (d.custom == null) {
+        continue;
+      }
+      java.util.Map<String, List<String>> added = null;
+      for (ModuleJars y : line) {
+        if (y == d || y.custom == null || !(d.module.equals(own) || y.module.equals(own))) {
+          continue;
+        }
+        if (added == null) {
+          added = implementors(read, d.custom).abstractAdditions(implementors(read, d.upstream));
+          if (added.isEmpty()) {
+            break;
+          }
+        }
+        if (custom == null) {
+          custom = Implementors.of(customs);
+        }
+        List<String> classes = new ArrayList<>(implementors(read, y.upstream).names());
+        java.util.Collections.sort(classes);
+        for (java.util.Map.Entry<String, List<String>> e : added.entrySet()) {
+          String type = e.getKey();
+          for (String key : e.getValue()) {
+            int paren = key.indexOf('(');
+            String method = type + "." + key.substring(0, paren)
+                + javassist.bytecode.Descriptor.toString(key.substring(paren));
+            for (String cls : classes) {
+              if (custom.isImplementor(cls, type) && !custom.implementsMethod(cls, key)) {
+                out.add("method " + method + " was added as abstract to "
+                    + (custom.isInterface(type) ? "interface " : "abstract class ") + type
+                    + " (" + d.custom.getName() + "); its implementor " + cls
+                    + (custom.isAbstract(cls) ? " (abstract)" : "") + " in " + y.upstream.getName()
+                    + " has no implementation in " + y.custom.getName());
+              }
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Implementors implementors(java.util.Map<File, Implementors> read, File jar)
+      throws java.io.IOException {
+    Implementors h = read.get(jar);
+    if (h == null) {
+      h = Implementors.of(jar);
+      read.put(jar, h);
+    }
+    return h;
+  }
+
+  /**
    * A method that is abstract in the custom jar's interface or abstract class and was not
    * abstract upstream (new, or a default or concrete method made abstract). japicmp classes these
    * as binary compatible (METHOD_ADDED_TO_INTERFACE, METHOD_ABSTRACT_ADDED_TO_CLASS): linking

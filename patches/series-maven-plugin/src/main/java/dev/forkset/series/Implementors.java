@@ -47,7 +47,23 @@ final class Implementors {
 
   /** Reads every class of {@code jar} outside META-INF/versions. */
   static Implementors of(File jar) throws IOException {
+    return of(List.of(jar));
+  }
+
+  /**
+   * One hierarchy over several jars (the jars of one line's modules), a class name taken from the
+   * first jar that has it.
+   */
+  static Implementors of(List<File> jars) throws IOException {
     Implementors h = new Implementors();
+    for (File jar : jars) {
+      h.read(jar);
+    }
+    return h;
+  }
+
+  private void read(File jar) throws IOException {
+    Implementors h = this;
     try (JarFile j = new JarFile(jar)) {
       Enumeration<JarEntry> entries = j.entries();
       while (entries.hasMoreElements()) {
@@ -70,10 +86,67 @@ final class Implementors {
         for (MethodInfo m : cf.getMethods()) {
           t.methods.put(m.getName() + m.getDescriptor(), m.getAccessFlags());
         }
-        h.types.put(cf.getName(), t);
+        h.types.putIfAbsent(cf.getName(), t);
       }
     }
-    return h;
+  }
+
+  /** The classes read, dotted names. */
+  Set<String> names() {
+    return types.keySet();
+  }
+
+  /**
+   * The abstract methods (name + descriptor, keyed by the dotted name of the interface or
+   * abstract class that declares them) of this hierarchy's types that were not abstract in the
+   * same type of {@code upstream}: new, or a default or concrete method made abstract. Types new
+   * in this hierarchy are left out (no implementor was compiled without them), so are synthetic
+   * methods.
+   */
+  Map<String, List<String>> abstractAdditions(Implementors upstream) {
+    Map<String, List<String>> out = new java.util.TreeMap<>();
+    for (Map.Entry<String, Type> e : types.entrySet()) {
+      Type was = upstream.types.get(e.getKey());
+      if (was == null || !(e.getValue().isInterface || e.getValue().isAbstract)) {
+        continue;
+      }
+      for (Map.Entry<String, Integer> m : e.getValue().methods.entrySet()) {
+        int flags = m.getValue();
+        Integer before = was.methods.get(m.getKey());
+        if ((flags & AccessFlag.ABSTRACT) != 0 && (flags & AccessFlag.SYNTHETIC) == 0
+            && (before == null || (before & AccessFlag.ABSTRACT) == 0)) {
+          out.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(m.getKey());
+        }
+      }
+    }
+    out.values().forEach(java.util.Collections::sort);
+    return out;
+  }
+
+  /**
+   * Whether {@code cls} (a dotted name) is a class of this hierarchy, not an interface, a subtype
+   * of {@code type}.
+   */
+  boolean isImplementor(String cls, String type) {
+    Type t = types.get(cls);
+    return t != null && !t.isInterface && !cls.equals(type) && subtypeOf(cls, type);
+  }
+
+  /** Whether {@code cls} is an interface in this hierarchy. */
+  boolean isInterface(String cls) {
+    Type t = types.get(cls);
+    return t != null && t.isInterface;
+  }
+
+  /** Whether {@code cls} is abstract in this hierarchy. */
+  boolean isAbstract(String cls) {
+    Type t = types.get(cls);
+    return t != null && t.isAbstract;
+  }
+
+  /** Whether {@code cls} has, or inherits, a body for {@code key} (name + descriptor). */
+  boolean implementsMethod(String cls, String key) {
+    return implemented(cls, key);
   }
 
   /**

@@ -292,4 +292,89 @@ public class ApiGateTest {
             + " recompiled): p.Leaf"),
         ApiGate.check(up.toFile(), neu.toFile(), List.of("p/Base")));
   }
+
+  /**
+   * Two modules of one line: p (the interface p.I, as hbase-hadoop-compat declares
+   * MetricsRegionServerSource) and q (its implementor q.Impl and an abstract q.Base, as
+   * hbase-hadoop2-compat implements it), compiled together and packed one jar per package.
+   */
+  private static final String API = "package p; public interface I { void a(); }";
+  private static final String IMPL = "package q;\n"
+      + "public class Impl implements p.I { public void a() {} }\n"
+      + "abstract class Base implements p.I {}\n"
+      + "class Unrelated { public void a() {} }\n";
+
+  /** The classes of {@code sources} under {@code pkg}/, compiled together, as one jar. */
+  private static Path moduleJar(Path jar, String pkg, java.util.Map<String, String> sources)
+      throws Exception {
+    Path classes = TMP.newFolder().toPath();
+    java.util.Map<String, byte[]> entries = new java.util.TreeMap<>();
+    for (String name : Compiled.compile(classes, 8, sources)) {
+      if (name.startsWith(pkg + "/")) {
+        entries.put(name, java.nio.file.Files.readAllBytes(classes.resolve(name)));
+      }
+    }
+    return Compiled.zip(jar, entries);
+  }
+
+  /**
+   * The gate across p and q with custom jars made from {@code newApi} and from {@code newImpl}
+   * compiled against {@code implAgainst} (the stock interface when q's line does not see p's).
+   */
+  private List<String> acrossJars(String newApi, String newImpl, String implAgainst, String own)
+      throws Exception {
+    Path root = TMP.newFolder().toPath();
+    java.util.Map<String, String> up = Compiled.sources("p/I.java", API, "q/Impl.java", IMPL);
+    return ApiGate.acrossJars(List.of(
+        new ApiGate.ModuleJars("p", moduleJar(root.resolve("p-1.jar"), "p", up).toFile(),
+            moduleJar(root.resolve("p-1-fork.1.jar"), "p",
+                Compiled.sources("p/I.java", newApi)).toFile()),
+        new ApiGate.ModuleJars("q", moduleJar(root.resolve("q-1.jar"), "q", up).toFile(),
+            moduleJar(root.resolve("q-1-fork.1.jar"), "q",
+                Compiled.sources("p/I.java", implAgainst, "q/Impl.java", newImpl)).toFile())),
+        own);
+  }
+
+  @Test
+  public void acrossJars_fails_whenAnotherModulesImplementorLacksTheNewMethod() throws Exception {
+    List<String> expected = List.of(
+        "method p.I.b(long) was added as abstract to interface p.I (p-1-fork.1.jar); its"
+            + " implementor q.Base (abstract) in q-1.jar has no implementation in q-1-fork.1.jar",
+        "method p.I.b(long) was added as abstract to interface p.I (p-1-fork.1.jar); its"
+            + " implementor q.Impl in q-1.jar has no implementation in q-1-fork.1.jar");
+    String api = API.replace("void a();", "void a(); void b(long d);");
+    // Checked in either module's line: whichever the build makes last sees both custom jars.
+    assertEquals(expected, acrossJars(api, IMPL, API, "p"));
+    assertEquals(expected, acrossJars(api, IMPL, API, "q"));
+  }
+
+  @Test
+  public void acrossJars_passes_whenTheCustomJarOfTheImplementorsLineImplementsIt()
+      throws Exception {
+    String api = API.replace("void a();", "void a(); void b(long d);");
+    assertEquals(List.of(), acrossJars(api,
+        IMPL.replace("public void a() {} }\nabstract", "public void a() {} public void b(long d) {} }\n"
+            + "abstract").replace("abstract class Base implements p.I {}",
+            "abstract class Base implements p.I { public void b(long d) {} }"), api, "q"));
+  }
+
+  @Test
+  public void acrossJars_passes_whenTheNewMethodIsDefault() throws Exception {
+    assertEquals(List.of(),
+        acrossJars(API.replace("void a();", "void a(); default void b(long d) {}"), IMPL, API, "q"));
+  }
+
+  @Test
+  public void acrossJars_waits_forTheOtherCustomJar() throws Exception {
+    // The declaring line, built first, cannot see the implementors' custom jar: their line checks.
+    Path root = TMP.newFolder().toPath();
+    java.util.Map<String, String> up = Compiled.sources("p/I.java", API, "q/Impl.java", IMPL);
+    java.util.Map<String, String> neu = Compiled.sources("p/I.java",
+        API.replace("void a();", "void a(); void b(long d);"));
+    assertEquals(List.of(), ApiGate.acrossJars(List.of(
+        new ApiGate.ModuleJars("p", moduleJar(root.resolve("p.jar"), "p", up).toFile(),
+            moduleJar(root.resolve("p-fork.jar"), "p", neu).toFile()),
+        new ApiGate.ModuleJars("q", moduleJar(root.resolve("q.jar"), "q", up).toFile(), null)),
+        "p"));
+  }
 }

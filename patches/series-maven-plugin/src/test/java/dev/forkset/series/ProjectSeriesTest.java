@@ -67,14 +67,9 @@ public class ProjectSeriesTest {
         throw new AssertionError(line + ": " + e.getMessage(), e);
       }
       // A series may change several upstream modules (the 2.6.4 series: hbase-server and the
-      // metrics source's hbase-hadoop-compat and hbase-hadoop2-compat): export holds them all.
-      java.util.Set<String> touched = new java.util.TreeSet<>();
-      for (Series.Patch p : series.patches()) {
-        for (UnifiedDiff.FileDiff f : p.files) {
-          touched.add(f.path().substring(0, f.path().indexOf('/')));
-        }
-      }
-      touched.add(artifact);
+      // metrics source's hbase-hadoop-compat and hbase-hadoop2-compat): the line poms list them
+      // in series.modules, which the build passes to forModule; export holds them all.
+      java.util.Set<String> touched = new java.util.TreeSet<>(seriesModules(line, artifact));
       List<SeriesRepo.Sibling> siblings = new ArrayList<>();
       for (String m : touched) {
         if (!m.equals(artifact)) {
@@ -86,13 +81,19 @@ public class ProjectSeriesTest {
         }
       }
       try (ZipFile jar = new ZipFile(jarFile.toFile())) {
-        Series.Result built = series.forModule(artifact, touched).apply(jar, main, test);
+        Series own;
+        try {
+          own = series.forModule(artifact, touched);
+        } catch (PatchFailure e) {
+          throw new AssertionError(line + ": " + e.getMessage(), e);
+        }
+        Series.Result built = own.apply(jar, main, test);
         problems.addAll(built.notes);
         Path scratch = tmp.newFolder().toPath();
         Path repo = tmp.getRoot().toPath().resolve(project + "-" + version);
         SeriesRepo repos = new SeriesRepo(jar, coordinates, main, test, MODULES, scratch)
             .withSiblings(siblings);
-        repos.export(series.forModule(artifact, touched), repo, (d, n) -> {
+        repos.export(own, repo, (d, n) -> {
           throw new AssertionError("no old-form patch expected: " + n);
         }, true);
         Git git = new Git(repo, scratch.resolve("home"));
@@ -130,5 +131,58 @@ public class ProjectSeriesTest {
       }
     }
     assertEquals("every patch is made against exactly its upstream files", List.of(), problems);
+  }
+
+  /**
+   * The line's {@code series.modules} as the build reads it: the property in the line's pom,
+   * with a {@code ${name}} reference taken from the project's parent pom (patches/hbase/pom.xml);
+   * {@code artifact} alone when the line lists none.
+   */
+  private static java.util.Set<String> seriesModules(Path line, String artifact) throws Exception {
+    String value = property(line.resolve("pom.xml"), "series.modules");
+    if (value != null && value.startsWith("${")) {
+      value = property(line.getParent().resolve("pom.xml"),
+          value.substring(2, value.length() - 1));
+    }
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    if (value != null) {
+      for (String m : value.split(",")) {
+        if (!m.isBlank()) {
+          out.add(m.strip());
+        }
+      }
+    }
+    out.add(artifact);
+    return out;
+  }
+
+  private static String property(Path pom, String name) throws Exception {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("<" + java.util.regex.Pattern.quote(name)
+        + ">([^<]*)</").matcher(new String(Files.readAllBytes(pom), StandardCharsets.UTF_8));
+    return m.find() ? m.group(1).strip() : null;
+  }
+
+  /**
+   * The project's 2.6.4 series touches hbase-hadoop2-compat: a line whose series.modules left it
+   * out would build a jar without that change, so the build refuses the section, naming it.
+   */
+  @Test
+  public void aSectionUnderAModuleNoLineLists_isRefused_namingTheModuleAndTheSetting()
+      throws Exception {
+    Path line = ROOT.resolve("patches/hbase/2.6.4");
+    java.util.Set<String> listed = seriesModules(line, "hbase-server");
+    assertTrue(listed.toString(), listed.contains("hbase-hadoop2-compat"));
+    listed.remove("hbase-hadoop2-compat");
+    Series series = Series.read(line, MODULES);
+    try {
+      series.forModule("hbase-server", listed);
+      org.junit.Assert.fail("a section under hbase-hadoop2-compat must be refused when no line"
+          + " lists it in series.modules");
+    } catch (PatchFailure e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("in the upstream module"
+          + " hbase-hadoop2-compat, which no line module of this series builds (series.modules:"
+          + " hbase-hadoop-compat, hbase-server)"));
+      assertTrue(e.getMessage(), e.getMessage().contains("list it in series.modules"));
+    }
   }
 }
