@@ -69,6 +69,12 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
    */
   protected java.util.List<SeriesRepo.Sibling> siblingSources() throws MojoFailureException,
       MojoExecutionException {
+    return siblingSources(upstreamVersion);
+  }
+
+  /** As {@link #siblingSources()}, of upstream {@code version} (series:export -Dseries.onto). */
+  protected java.util.List<SeriesRepo.Sibling> siblingSources(String version)
+      throws MojoFailureException, MojoExecutionException {
     java.util.List<SeriesRepo.Sibling> out = new java.util.ArrayList<>();
     String suffix = mainRoot.substring(ownModule().length());
     for (String m : builtModules()) {
@@ -76,11 +82,11 @@ abstract class AbstractLineMojo extends AbstractSeriesMojo {
         continue;
       }
       String artifactId = m.contains("/") ? m.substring(m.lastIndexOf('/') + 1) : m;
-      File jar = resolvePinned(upstreamGroupId, artifactId, "sources", upstreamVersion,
+      File jar = resolvePinned(upstreamGroupId, artifactId, "sources", version,
           "sources jar of " + m);
       try {
         out.add(new SeriesRepo.Sibling(new java.util.zip.ZipFile(jar), m + suffix,
-            upstreamGroupId + ":" + artifactId + ":" + upstreamVersion));
+            upstreamGroupId + ":" + artifactId + ":" + version));
       } catch (IOException e) {
         throw new MojoExecutionException("Cannot read " + jar, e);
       }

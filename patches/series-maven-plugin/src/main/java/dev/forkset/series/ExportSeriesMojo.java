@@ -4,7 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.zip.ZipFile;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
@@ -48,6 +50,8 @@ public class ExportSeriesMojo extends AbstractLineMojo {
     File sources = resolveUpstream("sources", "sources jar");
     String target = onto == null || onto.isBlank() ? null : onto.strip();
     File ontoSources = target == null ? null : resolveUpstream("sources", target, "sources jar to move onto");
+    // Resolved before anything is written: a version without one of the modules stops here.
+    List<SeriesRepo.Sibling> ontoSiblings = target == null ? List.of() : ontoSiblings(target);
     Path scratch = null;
     try (ZipFile jar = new ZipFile(sources)) {
       scratch = Files.createTempDirectory("forkset-series");
@@ -63,8 +67,11 @@ public class ExportSeriesMojo extends AbstractLineMojo {
       if (target != null) {
         String conflict;
         try (ZipFile ontoJar = new ZipFile(ontoSources)) {
-          conflict = repos.moveOnto(to, ontoJar, upstreamGroupId + ":" + upstreamArtifactId + ":"
-              + target, upstreamVersion);
+          List<SeriesRepo.Sibling> parts = new ArrayList<>();
+          parts.add(new SeriesRepo.Sibling(ontoJar, mainRoot, upstreamGroupId + ":"
+              + upstreamArtifactId + ":" + target));
+          parts.addAll(ontoSiblings);
+          conflict = repos.moveOnto(to, parts, upstreamVersion);
         }
         refresh = "./mvnw -pl <the line of " + target + "> series:refresh -Dseries.repo=" + repo
             + "   (copy this line's folder first if there is none: docs/building.md)";
@@ -85,7 +92,33 @@ public class ExportSeriesMojo extends AbstractLineMojo {
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot export to " + repo, e);
     } finally {
+      for (SeriesRepo.Sibling s : ontoSiblings) {
+        try {
+          s.jar.close();
+        } catch (IOException e) {
+          getLog().debug("Cannot close " + s.jar.getName(), e);
+        }
+      }
       deleteQuietly(scratch);
+    }
+  }
+
+  /**
+   * The sources jars of the other modules of series.modules at {@code target}: the base commit
+   * of the exported series holds every module's sources, so the new base must too.
+   */
+  private List<SeriesRepo.Sibling> ontoSiblings(String target) throws MojoFailureException,
+      MojoExecutionException {
+    try {
+      return siblingSources(target);
+    } catch (MojoFailureException e) {
+      throw new MojoFailureException("-Dseries.onto=" + target + ": the series changes the"
+          + " modules " + String.join(", ", builtModules()) + " (series.modules of " + modulePath()
+          + "), so moving it needs the " + target + " sources jar of each of them, pinned in "
+          + upstreamPins + ":\n  " + e.getMessage() + "\n  If " + target + " no longer has one of"
+          + " these modules, move the series by hand: export it, then git am -3 its patches onto"
+          + " an upstream checkout of " + target + " (docs/building.md, \"When a new upstream"
+          + " version breaks a patch\").");
     }
   }
 }

@@ -189,12 +189,7 @@ final class SeriesRepo {
     Git git = new Git(repo, home());
     git.run("init", "--quiet");
     git.run("symbolic-ref", "HEAD", "refs/heads/" + BRANCH);
-    if (siblings.isEmpty()) {
-      importSources(git, sourcesJar, coordinates, "refs/heads/" + BRANCH, null);
-    } else {
-      // One base commit with every module's sources: the message names them all.
-      importAll(git, "refs/heads/" + BRANCH);
-    }
+    importSources(git, parts(), "refs/heads/" + BRANCH, null);
     git.run("tag", BASE_TAG);
     if (only != null) {
       git.run("config", "core.sparseCheckout", "true");
@@ -207,17 +202,37 @@ final class SeriesRepo {
     return git;
   }
 
+  /** The sources of the base commit: this module's, then its siblings' in their order. */
+  private List<Sibling> parts() {
+    List<Sibling> parts = new ArrayList<>();
+    parts.add(new Sibling(sourcesJar, mainRoot, coordinates));
+    parts.addAll(siblings);
+    return parts;
+  }
+
   /**
-   * Writes a commit whose tree is the Java files of {@code jar} under the main root, straight from
-   * the jar with git fast-import (one pack, no files on disk): the same commit git add and git
-   * commit would make, with the fixed author, committer and date of a base.
+   * Writes a commit whose tree is the Java files of each part's sources jar under its main root,
+   * straight from the jars with git fast-import (one pack, no files on disk): the same commit git
+   * add and git commit would make, with the fixed author, committer and date of a base. Its
+   * message names every part; with {@code parent}, the commit replaces that commit's whole tree.
    */
-  private void importSources(Git git, ZipFile jar, String what, String ref, String parent)
+  private void importSources(Git git, List<Sibling> parts, String ref, String parent)
       throws PatchFailure, IOException {
-    List<ZipEntry> sources = javaSources(jar, mainRoot);
-    String message = "Upstream sources of " + what + "\n\nThe " + sources.size() + " Java files of"
-        + " the sources jar (Maven Central) under " + mainRoot + ". The patches of the series are"
-        + " the commits after this one.\n";
+    int files = 0;
+    List<List<ZipEntry>> all = new ArrayList<>();
+    for (Sibling part : parts) {
+      List<ZipEntry> sources = javaSources(part.jar, part.mainRoot);
+      files += sources.size();
+      all.add(sources);
+    }
+    // The one-module wording ("the sources jar") is part of the base commit of every
+    // single-module series: its bytes, and so every patch's From line, must not change.
+    String message = "Upstream sources of "
+        + parts.stream().map(p -> p.coordinates).collect(Collectors.joining(", "))
+        + "\n\nThe " + files + " Java files of the sources " + (parts.size() == 1 ? "jar" : "jars")
+        + " (Maven Central) under "
+        + parts.stream().map(p -> p.mainRoot).collect(Collectors.joining(", "))
+        + ". The patches of the series are the commits after this one.\n";
     String who = Git.NAME + " <" + Git.EMAIL + "> " + BASE_DATE.substring(1);
     git.feed(out -> {
       byte[] msg = message.getBytes(StandardCharsets.UTF_8);
@@ -228,60 +243,15 @@ final class SeriesRepo {
       if (parent != null) {
         out.write(("from " + parent + "\ndeleteall\n").getBytes(StandardCharsets.UTF_8));
       }
-      for (ZipEntry e : sources) {
-        byte[] bytes;
-        try (InputStream in = jar.getInputStream(e)) {
-          bytes = in.readAllBytes();
-        }
-        out.write(("M 100644 inline " + mainRoot + e.getName() + "\ndata " + bytes.length + "\n")
-            .getBytes(StandardCharsets.UTF_8));
-        out.write(bytes);
-        out.write('\n');
-      }
-      out.write("done\n".getBytes(StandardCharsets.UTF_8));
-    }, "fast-import", "--quiet", "--done");
-  }
-
-  /**
-   * As {@link #importSources}, for the sources of this module and its siblings in one commit.
-   */
-  private void importAll(Git git, String ref) throws PatchFailure, IOException {
-    List<ZipFile> jars = new ArrayList<>();
-    List<String> roots = new ArrayList<>();
-    List<String> names = new ArrayList<>();
-    jars.add(sourcesJar);
-    roots.add(mainRoot);
-    names.add(coordinates);
-    for (Sibling s : siblings) {
-      jars.add(s.jar);
-      roots.add(s.mainRoot);
-      names.add(s.coordinates);
-    }
-    int files = 0;
-    List<List<ZipEntry>> all = new ArrayList<>();
-    for (int k = 0; k < jars.size(); k++) {
-      List<ZipEntry> sources = javaSources(jars.get(k), roots.get(k));
-      files += sources.size();
-      all.add(sources);
-    }
-    String message = "Upstream sources of " + String.join(", ", names) + "\n\nThe " + files
-        + " Java files of the sources jars (Maven Central) under " + String.join(", ", roots)
-        + ". The patches of the series are the commits after this one.\n";
-    String who = Git.NAME + " <" + Git.EMAIL + "> " + BASE_DATE.substring(1);
-    git.feed(out -> {
-      byte[] msg = message.getBytes(StandardCharsets.UTF_8);
-      out.write(("commit " + ref + "\nauthor " + who + "\ncommitter " + who + "\ndata "
-          + msg.length + "\n").getBytes(StandardCharsets.UTF_8));
-      out.write(msg);
-      out.write('\n');
-      for (int k = 0; k < jars.size(); k++) {
+      for (int k = 0; k < parts.size(); k++) {
+        ZipFile jar = parts.get(k).jar;
         for (ZipEntry e : all.get(k)) {
           byte[] bytes;
-          try (InputStream in = jars.get(k).getInputStream(e)) {
+          try (InputStream in = jar.getInputStream(e)) {
             bytes = in.readAllBytes();
           }
-          out.write(("M 100644 inline " + roots.get(k) + e.getName() + "\ndata " + bytes.length
-              + "\n").getBytes(StandardCharsets.UTF_8));
+          out.write(("M 100644 inline " + parts.get(k).mainRoot + e.getName() + "\ndata "
+              + bytes.length + "\n").getBytes(StandardCharsets.UTF_8));
           out.write(bytes);
           out.write('\n');
         }
@@ -319,16 +289,31 @@ final class SeriesRepo {
    */
   String moveOnto(Path repo, ZipFile onto, String ontoCoordinates, String oldVersion)
       throws PatchFailure, IOException {
-    if (!siblings.isEmpty()) {
-      throw new PatchFailure("Moving a series that changes several upstream modules onto another"
-          + " version is not supported yet: export it, then apply its patches with git am onto an"
-          + " export of the new version (docs/building.md).");
+    return moveOnto(repo, List.of(new Sibling(onto, mainRoot, ontoCoordinates)), oldVersion);
+  }
+
+  /**
+   * As {@link #moveOnto(Path, ZipFile, String, String)} for a series over several modules:
+   * {@code onto} holds the new version's sources jar of every module the base commit holds (this
+   * module's first, then the siblings'), each under the same main root, so that the new base
+   * commit replaces every module's sources, as export would make it for that version.
+   */
+  String moveOnto(Path repo, List<Sibling> onto, String oldVersion)
+      throws PatchFailure, IOException {
+    List<String> have = parts().stream().map(p -> p.mainRoot).collect(Collectors.toList());
+    List<String> given = onto.stream().map(p -> p.mainRoot).collect(Collectors.toList());
+    if (!have.equals(given)) {
+      throw new PatchFailure("Cannot move the series onto " + String.join(", ", onto.stream()
+          .map(p -> p.coordinates).collect(Collectors.toList())) + ": its base commit holds the"
+          + " sources under " + String.join(", ", have) + " (the modules of series.modules), but"
+          + " the new version's sources jars give " + String.join(", ", given) + ". Give a"
+          + " sources jar of the new version for every module of series.modules, in that order.");
     }
     Git git = new Git(repo, home());
     String oldTag = "upstream-" + oldVersion;
     git.run("tag", oldTag, BASE_TAG);
     String temp = "refs/heads/forkset-upstream-" + System.nanoTime();
-    importSources(git, onto, ontoCoordinates, temp, git.run("rev-parse", BASE_TAG).strip());
+    importSources(git, onto, temp, git.run("rev-parse", BASE_TAG).strip());
     git.run("tag", "--force", BASE_TAG, temp);
     git.run("update-ref", "-d", temp);
     Git.Outcome o = git.exec(Map.of(), "rebase", "--quiet", "--onto", BASE_TAG, oldTag, BRANCH);

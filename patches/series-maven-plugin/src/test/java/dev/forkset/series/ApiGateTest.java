@@ -173,16 +173,13 @@ public class ApiGateTest {
    */
   private static Path overlaid(Path upstream, Path jar, java.util.Map<String, String> units)
       throws Exception {
-    Path classes = TMP.newFolder().toPath();
     java.util.Map<String, byte[]> entries = new java.util.TreeMap<>();
     try (java.util.zip.ZipFile up = new java.util.zip.ZipFile(upstream.toFile())) {
       for (java.util.zip.ZipEntry e : java.util.Collections.list(up.entries())) {
         entries.put(e.getName(), up.getInputStream(e).readAllBytes());
       }
     }
-    for (String name : Compiled.compile(classes, 8, units)) {
-      entries.put(name, java.nio.file.Files.readAllBytes(classes.resolve(name)));
-    }
+    entries.putAll(Compiled.entries(8, units));
     return Compiled.zip(jar, entries);
   }
 
@@ -307,13 +304,8 @@ public class ApiGateTest {
   /** The classes of {@code sources} under {@code pkg}/, compiled together, as one jar. */
   private static Path moduleJar(Path jar, String pkg, java.util.Map<String, String> sources)
       throws Exception {
-    Path classes = TMP.newFolder().toPath();
-    java.util.Map<String, byte[]> entries = new java.util.TreeMap<>();
-    for (String name : Compiled.compile(classes, 8, sources)) {
-      if (name.startsWith(pkg + "/")) {
-        entries.put(name, java.nio.file.Files.readAllBytes(classes.resolve(name)));
-      }
-    }
+    java.util.Map<String, byte[]> entries = Compiled.entries(8, sources);
+    entries.keySet().removeIf(name -> !name.startsWith(pkg + "/"));
     return Compiled.zip(jar, entries);
   }
 

@@ -59,12 +59,17 @@ final class Compiled {
 
   /** Compiles {@code sources} at {@code release} and packs the classes into {@code jar}. */
   static Path jar(Path jar, int release, Map<String, String> sources) throws IOException {
+    return zip(jar, entries(release, sources));
+  }
+
+  /** Compiles {@code sources} at {@code release}: class file name to bytes, sorted. */
+  static Map<String, byte[]> entries(int release, Map<String, String> sources) throws IOException {
     Path classes = Files.createTempDirectory("compiled-classes");
     Map<String, byte[]> entries = new TreeMap<>();
     for (String name : compile(classes, release, sources)) {
       entries.put(name, Files.readAllBytes(classes.resolve(name)));
     }
-    return zip(jar, entries);
+    return entries;
   }
 
   /** Writes {@code entries} (name to bytes) into a zip at {@code jar}, in map order. */

@@ -373,4 +373,67 @@ public class SeriesRepoTest {
       assertTrue(conflict, conflict.contains(MAIN + "p/A.java"));
     }
   }
+
+  /** A second upstream module built from the same series, with its sources jar. */
+  static final String OTHER = "other/src/main/java/";
+  static final String D = "package p;\n\nclass D {\n  int u = 1;\n  int v = 2;\n  int w = 3;\n"
+      + "  int x = 4;\n  int y = 5;\n}\n";
+  /** Changes A in mod and D in other, as 0101 of the 2.6.4 series changes three modules. */
+  static final String BOTH = Patches.mail("Both grow", "Upstream: none\nForwarded: no\nModule: none\n",
+      "diff --git a/mod/src/main/java/p/A.java b/mod/src/main/java/p/A.java\n"
+      + "--- a/mod/src/main/java/p/A.java\n+++ b/mod/src/main/java/p/A.java\n"
+      + "@@ -2,7 +2,7 @@\n \n class A {\n   int a = 1;\n-  int b = 2;\n+  int b = 20;\n"
+      + "   int c = 3;\n   int d = 4;\n   int e = 5;\n"
+      + "diff --git a/other/src/main/java/p/D.java b/other/src/main/java/p/D.java\n"
+      + "--- a/other/src/main/java/p/D.java\n+++ b/other/src/main/java/p/D.java\n"
+      + "@@ -4,3 +4,3 @@ class D {\n   int u = 1;\n-  int v = 2;\n+  int v = 22;\n   int w = 3;\n");
+
+  @Test
+  public void exportOnto_aSeriesOverSeveralModules_movesEveryModulesSources() throws Exception {
+    Path dir = line("0001-both-grow.patch", BOTH);
+    Series series = Series.read(dir, MODULES).forModule("mod", Set.of("mod", "other"));
+    Path repo = tmp.getRoot().toPath().resolve("onto-two");
+    try (ZipFile d10 = jar("D.java", D);
+        ZipFile a11 = jar("A.java", "// 1.1\n" + A.replace("  int e = 5;", "  int e = 50;"),
+            "B.java", B, "C.java", C);
+        // 1.1 of the other module moved D down and changed a line near the hunk: a merge applies.
+        ZipFile d11 = jar("D.java", "// 1.1\n" + D.replace("  int x = 4;", "  int x = 40;"))) {
+      SeriesRepo two = new SeriesRepo(jar, "org.example:mod:1.0", MAIN, TEST, MODULES, scratch)
+          .withSiblings(List.of(new SeriesRepo.Sibling(d10, OTHER, "org.example:other:1.0")));
+      two.export(series, repo, AUTHORS);
+      assertEquals(null, two.moveOnto(repo, List.of(
+          new SeriesRepo.Sibling(a11, MAIN, "org.example:mod:1.1"),
+          new SeriesRepo.Sibling(d11, OTHER, "org.example:other:1.1")), "1.0"));
+      Git git = git(repo);
+      assertEquals(git.run("rev-parse", "upstream-1.0").strip(),
+          git.run("rev-parse", "series-base^").strip());
+      assertTrue(git.run("log", "-1", "--format=%B", "series-base"), git.run("log", "-1",
+          "--format=%B", "series-base").startsWith("Upstream sources of org.example:mod:1.1,"
+          + " org.example:other:1.1\n"));
+      assertEquals("// 1.1\n" + D.replace("  int x = 4;", "  int x = 40;").replace("v = 2;", "v = 22;"),
+          git.run("show", "series:" + OTHER + "p/D.java"));
+      assertEquals("// 1.1\n" + A.replace("  int e = 5;", "  int e = 50;").replace("b = 2;", "b = 20;"),
+          git.run("show", "series:" + MAIN + "p/A.java"));
+      assertEquals("B.java is in both bases", B, git.run("show", "series-base:" + MAIN + "p/B.java"));
+    }
+  }
+
+  @Test
+  public void exportOnto_aSeriesOverSeveralModules_refusesAnotherSetOfModules() throws Exception {
+    Path dir = line("0001-both-grow.patch", BOTH);
+    Series series = Series.read(dir, MODULES).forModule("mod", Set.of("mod", "other"));
+    Path repo = tmp.getRoot().toPath().resolve("onto-one");
+    try (ZipFile d10 = jar("D.java", D)) {
+      SeriesRepo two = new SeriesRepo(jar, "org.example:mod:1.0", MAIN, TEST, MODULES, scratch)
+          .withSiblings(List.of(new SeriesRepo.Sibling(d10, OTHER, "org.example:other:1.0")));
+      two.export(series, repo, AUTHORS);
+      try {
+        two.moveOnto(repo, jar, "org.example:mod:1.1", "1.0");
+        fail("the new base would lack the other module's sources");
+      } catch (PatchFailure e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("series.modules"));
+        assertTrue(e.getMessage(), e.getMessage().contains(OTHER));
+      }
+    }
+  }
 }
