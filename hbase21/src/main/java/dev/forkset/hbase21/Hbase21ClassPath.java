@@ -121,7 +121,10 @@ public final class Hbase21ClassPath {
     return Paths.get(file);
   }
 
-  /** The hbase-server jar of {@code jar}: the stock 2.1.2 release or the custom 2.1.2 jar. */
+  /**
+   * The hbase-server jar of {@code jar}: the stock 2.1.2 release or the custom 2.1.2 jar (also for
+   * {@link ServerJar#CUSTOM_WITH_STOCK_COMPAT}).
+   */
   public Path serverJar(ServerJar jar) {
     if (jar == ServerJar.STOCK) {
       return stockJar;
@@ -136,10 +139,11 @@ public final class Hbase21ClassPath {
 
   /**
    * The hbase-hadoop-compat and hbase-hadoop2-compat jars that go with {@code jar}'s hbase-server:
-   * the stock 2.1.2 ones, or the custom ones of the same revision.
+   * the stock 2.1.2 ones (also for {@link ServerJar#CUSTOM_WITH_STOCK_COMPAT}), or the custom
+   * ones of the same revision.
    */
   public List<Path> compatJars(ServerJar jar) {
-    if (jar == ServerJar.STOCK) {
+    if (jar == ServerJar.STOCK || jar == ServerJar.CUSTOM_WITH_STOCK_COMPAT) {
       return stockCompat;
     }
     for (Path p : customCompat) {

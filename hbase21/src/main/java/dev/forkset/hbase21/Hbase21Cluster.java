@@ -59,6 +59,15 @@ public final class Hbase21Cluster implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The custom hbase-server jar with the stock compat jars ({@link
+     * ServerJar#CUSTOM_WITH_STOCK_COMPAT}): a misdeployment, which must not start.
+     */
+    public Builder customWithStockCompatJars() {
+      this.jar = ServerJar.CUSTOM_WITH_STOCK_COMPAT;
+      return this;
+    }
+
     /** -Xms and -Xmx, such as "2g". */
     public Builder heap(String h) {
       this.heap = h;

@@ -109,6 +109,7 @@ public final class RegionServerProcess implements AutoCloseable {
     private Jdk jdk = Jdk.current();
     private final List<String> jvmArgs = new ArrayList<>();
     private final Map<String, String> site = new LinkedHashMap<>();
+    private boolean stockCompatJars;
 
     private Builder(String name, Configuration clusterConf, AdminSource admin)
         throws IOException {
@@ -136,6 +137,16 @@ public final class RegionServerProcess implements AutoCloseable {
 
     public Builder jvmArgs(String... args) {
       jvmArgs.addAll(Arrays.asList(args));
+      return this;
+    }
+
+    /**
+     * Runs the custom hbase-server with the stock hbase-hadoop-compat and hbase-hadoop2-compat
+     * jars instead of the custom ones: the misdeployment of an operator who replaced only
+     * hbase-server (the three custom jars of a revision go together).
+     */
+    public Builder stockCompatJars() {
+      this.stockCompatJars = true;
       return this;
     }
 
@@ -282,15 +293,21 @@ public final class RegionServerProcess implements AutoCloseable {
   private List<Path> classPath() {
     Path stock = ForksetJars.jar("forkset.hbase.stock.jar").toAbsolutePath().normalize();
     Path custom = ForksetJars.jar("forkset.hbase.custom.jar").toAbsolutePath().normalize();
+    // With stockCompatJars: the stock compat jars first, the custom ones left out
+    List<Path> customCompat = spec.stockCompatJars
+        ? jars("forkset.hbase.custom.compat.jars") : List.of();
+    List<Path> stockCompat = spec.stockCompatJars
+        ? jars("forkset.hbase.stock.compat.jars") : List.of();
     List<Path> cp = new ArrayList<>();
     cp.add(confDir);
+    cp.addAll(stockCompat);
     boolean sawCustom = false;
     for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
       if (entry.isEmpty()) {
         continue;
       }
       Path p = Paths.get(entry).toAbsolutePath().normalize();
-      if (p.equals(stock)) {
+      if (p.equals(stock) || customCompat.contains(p) || stockCompat.contains(p)) {
         continue;
       }
       sawCustom |= p.equals(custom);
@@ -300,6 +317,20 @@ public final class RegionServerProcess implements AutoCloseable {
       cp.add(1, custom);
     }
     return cp;
+  }
+
+  /** The jars a system property lists, comma-separated. */
+  private static List<Path> jars(String property) {
+    String value = System.getProperty(property, "");
+    List<Path> out = new ArrayList<>();
+    for (String p : value.split(",")) {
+      if (p.isEmpty() || p.startsWith("${") || !Files.isRegularFile(Paths.get(p))) {
+        throw new IllegalStateException(property + "='" + value + "' does not list jars that"
+            + " exist. Run the ITs through Maven (./mvnw verify -pl it), which passes them.");
+      }
+      out.add(Paths.get(p).toAbsolutePath().normalize());
+    }
+    return out;
   }
 
   private synchronized void launchProcess() throws IOException {
@@ -371,6 +402,14 @@ public final class RegionServerProcess implements AutoCloseable {
   /** Starts a new process on the same conf, port and cache paths; {@link #awaitOnline} waits. */
   public void relaunch() throws IOException {
     launchProcess();
+  }
+
+  /**
+   * Waits for the process to end on its own and returns its exit status; fails with the log tail
+   * if it is still running after {@code timeoutMs}.
+   */
+  public int awaitExit(long timeoutMs) throws InterruptedException {
+    return process.waitFor(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /** Exit status of a JVM killed by SIGKILL (128 + 9). */
