@@ -8,6 +8,8 @@ import dev.forkset.it.harness.Flavor;
 import dev.forkset.it.harness.HazelcastCluster;
 import dev.forkset.it.harness.HazelcastLine;
 import dev.forkset.it.harness.MemberProcess;
+import dev.forkset.childjvm.Jdk;
+import dev.forkset.childjvm.Jdks;
 import org.junit.Test;
 
 /**
@@ -17,7 +19,8 @@ import org.junit.Test;
  * {@code hazelcast.map.eviction.chunked.values: off} (each value one humongous array, counted as
  * the whole regions it takes: 8 MB and 4 MB), then with the default (stored in 512 KB pieces,
  * counted at about their size). The chunking member holds at least 1.5 times the entries and
- * neither dies of OutOfMemoryError.
+ * neither dies of OutOfMemoryError. The 5 MB case runs again on the oldest line (5.3.8, the same
+ * module jar) on JDK 11.
  */
 public class ChunkedLargeValuesIT {
   static final int LIMIT_MB = 150;
@@ -27,17 +30,23 @@ public class ChunkedLargeValuesIT {
   @Test
   public void fiveMegabyteValues_onFourMegabyteRegions_chunkedHoldsAtLeastHalfAgainAsMany()
       throws Exception {
-    compare("chunked-5m-g1-4m", 5 << 20);
+    compare("chunked-5m-g1-4m", HazelcastLine.DEFAULT, null, 5 << 20);
+  }
+
+  @Test
+  public void fiveMegabyteValues_oldestLineOnJdk11() throws Exception {
+    compare("chunked-5m-g1-4m-oldest-jdk11", HazelcastLine.OLDEST, Jdks.jdk11(), 5 << 20);
   }
 
   @Test
   public void valuesJustOverHalfARegion_chunkedHoldsAtLeastHalfAgainAsMany() throws Exception {
-    compare("chunked-2m1k-g1-4m", (2 << 20) + 1024);
+    compare("chunked-2m1k-g1-4m", HazelcastLine.DEFAULT, null, (2 << 20) + 1024);
   }
 
-  private void compare(String name, int valueBytes) throws Exception {
-    int whole = held(name + "-off", valueBytes, "off");
-    int chunked = held(name + "-auto", valueBytes, "auto");
+  private void compare(String name, HazelcastLine line, Jdk jdk, int valueBytes)
+      throws Exception {
+    int whole = held(name + "-off", line, jdk, valueBytes, "off");
+    int chunked = held(name + "-auto", line, jdk, valueBytes, "auto");
     System.out.println("[" + name + "] entries held: one array " + whole + ", chunked " + chunked
         + " (" + String.format("%.2f", chunked / (double) whole) + " x)");
     assertTrue("[" + name + "] the chunking member holds " + chunked + " entries, the one-array"
@@ -45,15 +54,16 @@ public class ChunkedLargeValuesIT {
   }
 
   /** Puts {@link #PUTS} values into a fresh member and returns the entries it holds after them. */
-  private static int held(String name, int valueBytes, String chunkedValues) throws Exception {
+  private static int held(String name, HazelcastLine line, Jdk jdk, int valueBytes,
+      String chunkedValues) throws Exception {
     byte[] value = new byte[valueBytes];
     try (HazelcastCluster cluster = HazelcastCluster.builder(name).members(1)
-        .flavor(Flavor.CUSTOM).line(HazelcastLine.DEFAULT).heap("256m").jvmArgs(G1_4M)
+        .flavor(Flavor.CUSTOM).line(line).jdk(jdk).heap("256m").jvmArgs(G1_4M)
         .config(EvictionMaps.usedHeapMap("large-values", LIMIT_MB, 0,
             "  hazelcast.map.eviction.chunked.values: " + chunkedValues + "\n"))
         .start()) {
       MemberProcess m = cluster.member(0);
-      m.assertRuns(HazelcastLine.DEFAULT, null);
+      m.assertRuns(line, jdk);
       EvictionProbe probe = new EvictionProbe(m);
       long baseline = m.heapUsedAfterFullGc();
       IMap<Integer, byte[]> map = cluster.client().getMap("large-values");
