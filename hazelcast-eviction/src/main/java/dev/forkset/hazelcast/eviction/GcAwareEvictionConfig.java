@@ -97,11 +97,11 @@ public final class GcAwareEvictionConfig {
 
   public static final Setting CHUNKED_VALUES = add("hazelcast.map.eviction.chunked.values",
       "auto", "auto, off, or a chunk size in bytes: a power of two from 16 to 1073741824",
-      "Stored copies of BINARY map values (5.7.0 custom jar, revision 4 or later; the 5.3.8 line"
-          + " stores one array whatever this says). auto: a value the collector would round as one"
-          + " array (G1: above half a region) is stored in pieces below that size, modelled and"
-          + " counted as such; off: one array, as stock; a number N: every value above N bytes in"
-          + " N-byte pieces (for tests).");
+      "Stored copies of BINARY map values (custom jars of revision 4 or later, both lines; an"
+          + " older jar stores one array whatever this says). auto: a value the collector would"
+          + " round as one array (G1: above half a region) is stored in pieces below that size,"
+          + " modelled and counted as such; off: one array, as stock; a number N: every value above"
+          + " N bytes in N-byte pieces (for tests).");
 
   public final String gcModel;
   /** 0 for auto. */
