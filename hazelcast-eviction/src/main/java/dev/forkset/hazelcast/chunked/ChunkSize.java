@@ -63,6 +63,19 @@ public final class ChunkSize {
     return new ChunkSize(model, largestWhole, chunk);
   }
 
+  /**
+   * Chunks every payload above {@code chunkSize} bytes into pieces of {@code chunkSize} (a power
+   * of two, at least {@link ChunkedData#MIN_CHUNK_SIZE}), costed through {@code model}: for tests
+   * that want chunks on every path, small values included.
+   */
+  public static ChunkSize fixed(GcFootprintModel model, int chunkSize) {
+    if (chunkSize < ChunkedData.MIN_CHUNK_SIZE || Integer.bitCount(chunkSize) != 1) {
+      throw new IllegalArgumentException("chunk size " + chunkSize + " is not a power of two >= "
+          + ChunkedData.MIN_CHUNK_SIZE);
+    }
+    return new ChunkSize(model, chunkSize, chunkSize);
+  }
+
   /** Never chunks (Parallel, Serial, or chunking off). */
   public static ChunkSize never() {
     return NEVER;
@@ -86,7 +99,7 @@ public final class ChunkSize {
   /**
    * The copy to store for {@code value}: the value itself if it is small (or null), else a chunked
    * copy. This is the one function the record store's value seam is to call (see the design in
-   * docs/hazelcast-eviction.md); nothing calls it on a live path yet.
+   * docs/hazelcast-eviction.md): {@code GcAwareEvictionProvider#storedValue}.
    */
   public Data storedCopy(Data value) {
     if (value == null || !chunks(value.totalSize())) {

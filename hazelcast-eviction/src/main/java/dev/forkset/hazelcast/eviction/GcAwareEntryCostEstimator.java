@@ -3,6 +3,8 @@ package dev.forkset.hazelcast.eviction;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.impl.EntryCostEstimator;
 import com.hazelcast.map.impl.record.Record;
+import dev.forkset.hazelcast.chunked.ChunkSize;
+import dev.forkset.hazelcast.chunked.ChunkedData;
 
 /**
  * Cost of BINARY-format entries as the heap really holds them: the key's and the value's
@@ -33,6 +35,12 @@ import com.hazelcast.map.impl.record.Record;
  *       from the record stores' estimators, which keep feeding them; an estimator that fed none
  *       (made while the map had no eviction) is {@linkplain #bind bound} to them on its
  *       partition thread.</li>
+ *   <li>A value the member stores in chunks ({@link ChunkSize}, through the provider's
+ *       {@code storedValue}) costs its chunked layout ({@link ChunkSize#modelledCost}): a stored
+ *       {@link ChunkedData}, and a value about to be stored (admission) whose size the member
+ *       chunks, since every such value is stored chunked. The same {@link ChunkSize} chunks and
+ *       costs, so chunking and cost never disagree about the collector. Keys are never
+ *       chunked.</li>
  * </ol>
  */
 public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data, Record> {
@@ -44,6 +52,8 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
   private volatile OversizedEntries oversized;
   private final int partitionId;
   private final long heapDataObject;
+  /** How this member stores values: the chunked layout's cost comes from it (note 5). */
+  private final ChunkSize chunking;
   private volatile long estimate;
   /** The last cost asked was a value's (note 3); partition-thread confined. */
   private boolean valueAsked;
@@ -54,7 +64,12 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
 
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
       MapFootprint footprint) {
-    this(model, entryOverhead, cachedValues, footprint, null, -1);
+    this(model, entryOverhead, cachedValues, footprint, null, -1, ChunkSize.never());
+  }
+
+  GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
+      MapFootprint footprint, ChunkSize chunking) {
+    this(model, entryOverhead, cachedValues, footprint, null, -1, chunking);
   }
 
   /**
@@ -62,7 +77,8 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
    * evictor: {@code oversized} hears what is added there (note 3).
    */
   GcAwareEntryCostEstimator(GcFootprintModel model, int entryOverhead, boolean cachedValues,
-      MapFootprint footprint, OversizedEntries oversized, int partitionId) {
+      MapFootprint footprint, OversizedEntries oversized, int partitionId, ChunkSize chunking) {
+    this.chunking = chunking;
     this.oversized = oversized;
     this.partitionId = partitionId;
     this.model = model;
@@ -73,12 +89,24 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
     this.heapDataObject = model.object(model.referenceSize());
   }
 
-  /** Cost of a serialized key or value: its HeapData object and payload array. */
+  /**
+   * Cost of a serialized key or value as it is: its HeapData object and payload array, or a
+   * chunked value's layout.
+   */
   public long dataCost(Data data) {
     if (data == null) {
       return 0;
     }
+    if (data instanceof ChunkedData && chunking.chunks(data.totalSize())) {
+      return chunking.modelledCost(data.totalSize());
+    }
     return heapDataObject + model.byteArray(data.totalSize());
+  }
+
+  /** Cost of a value as the member stores it: chunked if its size is chunked (note 5). */
+  private long storedDataCost(Data value) {
+    return chunking.chunks(value.totalSize()) ? chunking.modelledCost(value.totalSize())
+        : dataCost(value);
   }
 
   /** Cost of a value of {@code payloadBytes} serialized bytes. */
@@ -91,7 +119,7 @@ public final class GcAwareEntryCostEstimator implements EntryCostEstimator<Data,
     if (value == null) {
       return 0;
     }
-    return dataCost(value) + (cachedValues ? model.byteArray(value.totalSize()) : 0);
+    return storedDataCost(value) + (cachedValues ? model.byteArray(value.totalSize()) : 0);
   }
 
   /** Cost of the record and its value. */

@@ -95,6 +95,14 @@ public final class GcAwareEvictionConfig {
           + " and statistics share) added to key, value and record. auto: 72 with compressed oops,"
           + " 96 without (calibrated with 100 B values against heap after full GC).");
 
+  public static final Setting CHUNKED_VALUES = add("hazelcast.map.eviction.chunked.values",
+      "auto", "auto, off, or a chunk size in bytes: a power of two from 16 to 1073741824",
+      "Stored copies of BINARY map values (custom jars of revision 4 or later, both lines; an"
+          + " older jar stores one array whatever this says). auto: a value the collector would"
+          + " round as one array (G1: above half a region) is stored in pieces below that size,"
+          + " modelled and counted as such; off: one array, as stock; a number N: every value above"
+          + " N bytes in N-byte pieces (for tests).");
+
   public final String gcModel;
   /** 0 for auto. */
   public final long regionSize;
@@ -106,6 +114,8 @@ public final class GcAwareEvictionConfig {
   public final boolean backupsFollowOwner;
   /** -1 for auto. */
   public final int entryOverhead;
+  /** -1 for auto, 0 for off, else the chunk size. */
+  public final int chunkedValues;
 
   private GcAwareEvictionConfig(Function<String, String> lookup) {
     String model = value(lookup, GC_MODEL).toLowerCase(Locale.ROOT);
@@ -128,6 +138,18 @@ public final class GcAwareEvictionConfig {
     String overhead = value(lookup, ENTRY_OVERHEAD);
     this.entryOverhead = overhead.equalsIgnoreCase("auto") ? -1
         : intValue(lookup, ENTRY_OVERHEAD, 0, 4096);
+    String chunked = value(lookup, CHUNKED_VALUES).toLowerCase(Locale.ROOT);
+    if (chunked.equals("auto")) {
+      this.chunkedValues = -1;
+    } else if (chunked.equals("off")) {
+      this.chunkedValues = 0;
+    } else {
+      int n = parseInt(chunked, 16, 1 << 30, () -> CHUNKED_VALUES.invalid(chunked));
+      if (Integer.bitCount(n) != 1) {
+        throw CHUNKED_VALUES.invalid(chunked);
+      }
+      this.chunkedValues = n;
+    }
   }
 
   /**
@@ -217,6 +239,8 @@ public final class GcAwareEvictionConfig {
         + ", max.micros.per.operation=" + maxNanosPerOperation / 1000
         + ", reject.oversized=" + rejectOversized
         + ", backups.follow.owner=" + backupsFollowOwner
-        + ", entry.overhead=" + (entryOverhead < 0 ? "auto" : entryOverhead);
+        + ", entry.overhead=" + (entryOverhead < 0 ? "auto" : entryOverhead)
+        + ", chunked.values=" + (chunkedValues < 0 ? "auto" : chunkedValues == 0 ? "off"
+            : String.valueOf(chunkedValues));
   }
 }

@@ -17,6 +17,7 @@ import com.hazelcast.spi.eviction.EvictionPolicyComparator;
 import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.spi.properties.HazelcastProperty;
+import dev.forkset.hazelcast.chunked.ChunkSize;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import javax.management.MBeanServer;
@@ -40,6 +41,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   private GcFootprintModel model;
   private EvictionMetrics metrics;
   private int entryOverhead;
+  private ChunkSize chunking = ChunkSize.never();
   private ObjectName mbeanName;
 
   @Override
@@ -60,8 +62,9 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     if (selection.warning != null) {
       logger.warning(selection.warning);
     }
+    this.chunking = chunking(config, model);
     logger.info("GC footprint model: " + model.describe() + "; entry overhead " + entryOverhead
-        + " B; " + config);
+        + " B; stored values: " + chunking + "; " + config);
     this.metrics = new EvictionMetrics(model, config.toString(), this::mapView);
     try {
       // Through NodeEngineImpl: NodeEngine.getMetricsRegistry() is not on the 5.3 interface.
@@ -120,6 +123,42 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     return sum;
   }
 
+  /**
+   * How values are stored: chunked only where the custom jar asks for the stored copy
+   * ({@code MapEvictionProvider#storedValue}, 5.7.0 revision 4 on); elsewhere a value stays one
+   * array and is costed as one, whatever the setting says.
+   */
+  static ChunkSize chunking(GcAwareEvictionConfig config, GcFootprintModel model) {
+    if (config.chunkedValues == 0 || !storedValueHookPresent()) {
+      return ChunkSize.never();
+    }
+    return config.chunkedValues > 0 ? ChunkSize.fixed(model, config.chunkedValues)
+        : ChunkSize.of(model);
+  }
+
+  private static boolean storedValueHookPresent() {
+    try {
+      MapEvictionProvider.class.getMethod("storedValue", Data.class);
+      return true;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
+
+  public ChunkSize chunking() {
+    return chunking;
+  }
+
+  /**
+   * The copy of a BINARY value the record store keeps (called by the custom jar wherever a
+   * record's value is set, and once before the MapStore on an owner's put): chunked when it is
+   * larger than the collector takes as one array. No {@code @Override}: the 5.3.8 line's hook
+   * has no such method, and this jar runs on both.
+   */
+  public Data storedValue(Data value) {
+    return chunking.storedCopy(value);
+  }
+
   public GcFootprintModel model() {
     return model;
   }
@@ -136,12 +175,12 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     }
     if (evictor instanceof SizeProportionalEvictor) {
       return ((SizeProportionalEvictor) evictor).newEstimator(model, entryOverhead,
-          recordStore.getPartitionId());
+          recordStore.getPartitionId(), chunking);
     }
     // No eviction (yet): an evictor a config update makes binds it to the map's total.
     return new GcAwareEntryCostEstimator(model, entryOverhead,
         SizeProportionalEvictor.countsCachedValues(mapConfig), null, null,
-        recordStore.getPartitionId());
+        recordStore.getPartitionId(), chunking);
   }
 
   @Override
@@ -163,7 +202,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   public void beforeTransactionalWrite(Evictor evictor, Data key, Data value) {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeTransactionalWrite(key, value, model,
-          entryOverhead);
+          entryOverhead, chunking);
     }
   }
 

@@ -19,6 +19,7 @@ import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.PartitionSpecificRunnable;
 import com.hazelcast.spi.impl.operationservice.OperationService;
 import com.hazelcast.spi.impl.operationservice.impl.OperationServiceImpl;
+import dev.forkset.hazelcast.chunked.ChunkSize;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -235,12 +236,13 @@ public final class SizeProportionalEvictor implements Evictor {
    * heap policy).
    */
   GcAwareEntryCostEstimator newEstimator(GcFootprintModel model, int entryOverhead,
-      int partitionId) {
+      int partitionId, ChunkSize chunking) {
     if (partitionId < 0 || partitionId >= threads.partitionCount()) {
-      return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint);
+      return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint,
+          chunking);
     }
     return new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, footprint,
-        oversized, partitionId);
+        oversized, partitionId, chunking);
   }
 
   MapFootprint footprint() {
@@ -319,11 +321,12 @@ public final class SizeProportionalEvictor implements Evictor {
    * with the commit.
    */
   void beforeTransactionalWrite(Data key, Data value, GcFootprintModel model,
-      int entryOverhead) {
+      int entryOverhead, ChunkSize chunking) {
     if (!heapPolicy || !binary || value == null) {
       return;
     }
-    admission.checkSize(new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, null),
+    admission.checkSize(new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, null,
+        chunking),
         key, value);
   }
 

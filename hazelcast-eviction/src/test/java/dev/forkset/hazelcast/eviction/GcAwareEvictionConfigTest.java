@@ -25,7 +25,8 @@ public class GcAwareEvictionConfigTest {
     assertTrue(c.rejectOversized);
     assertFalse(c.backupsFollowOwner);
     assertEquals(-1, c.entryOverhead);
-    assertEquals(10, GcAwareEvictionConfig.settings().size());
+    assertEquals(-1, c.chunkedValues);
+    assertEquals(11, GcAwareEvictionConfig.settings().size());
     Set<String> names = new HashSet<>();
     for (GcAwareEvictionConfig.Setting s : GcAwareEvictionConfig.settings()) {
       assertTrue(s.name, names.add(s.name));
@@ -53,6 +54,20 @@ public class GcAwareEvictionConfigTest {
       assertEquals(name + "='" + value + "' is not valid. Accepted: " + accepted + ". " + fix,
           e.getMessage());
     }
+  }
+
+  @Test
+  public void chunkedValues_autoOffOrAPowerOfTwoChunkSize() {
+    Map<String, String> p = new HashMap<>();
+    p.put(GcAwareEvictionConfig.CHUNKED_VALUES.name, "off");
+    assertEquals(0, GcAwareEvictionConfig.read(p::get).chunkedValues);
+    p.put(GcAwareEvictionConfig.CHUNKED_VALUES.name, "16");
+    assertEquals(16, GcAwareEvictionConfig.read(p::get).chunkedValues);
+    String accepted = "auto, off, or a chunk size in bytes: a power of two from 16 to 1073741824";
+    String fix = "Remove it for the default auto.";
+    assertRejected("hazelcast.map.eviction.chunked.values", "24", accepted, fix);
+    assertRejected("hazelcast.map.eviction.chunked.values", "8", accepted, fix);
+    assertRejected("hazelcast.map.eviction.chunked.values", "yes", accepted, fix);
   }
 
   @Test

@@ -146,9 +146,12 @@ public class OversizedArrivalsTest {
   /**
    * Two members that model the map's entries differently (G1 regions of 1 MB and 8 MB; limit
    * 12 MB): an 8 MB value costs 9 MB on the first and 16 MB, two whole regions, on the second.
+   * Values are stored as one array (chunked.values off): chunked, the value would cost about
+   * 8 MB on both, and the members would agree.
    */
   private static Config unequal(String regionSize, int backups) {
     Config config = TestMembers.withoutTimeCap(TestMembers.config(regionSize, 2));
+    config.setProperty(GcAwareEvictionConfig.CHUNKED_VALUES.name, "off");
     // A put returns once its backup is acknowledged (the timeout is far above a loaded box's).
     config.setProperty("hazelcast.operation.fail.on.indeterminate.state", "true");
     config.setProperty("hazelcast.operation.backup.timeout.millis", "60000");

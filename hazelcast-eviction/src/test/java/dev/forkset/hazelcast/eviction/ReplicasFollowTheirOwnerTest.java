@@ -39,6 +39,9 @@ public class ReplicasFollowTheirOwnerTest {
 
   private static Config config(String regionSize) {
     Config config = TestMembers.config(regionSize, 2);
+    // One array per value (chunked.values off), so the members' models disagree on its cost:
+    // chunked, a large value costs about its size on both.
+    config.setProperty(GcAwareEvictionConfig.CHUNKED_VALUES.name, "off");
     // A put whose backup is not acknowledged within the backup timeout fails with
     // IndeterminateOperationStateException instead of completing without it: a put that
     // returns had its backup acknowledged. The timeout is far above a loaded machine's backup.
