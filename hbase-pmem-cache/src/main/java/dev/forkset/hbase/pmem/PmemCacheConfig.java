@@ -103,6 +103,15 @@ public final class PmemCacheConfig {
           + " on a configuration reload; a malformed or negative value fails the start (the"
           + " reload keeps the old value) with a message naming the key.");
 
+  public static final Setting RETRIEVE_ASYNC = hbase(
+      "hbase.bucketcache.persistence.retrieve.async", "false", "true, false (patch 0106)",
+      "true: BucketCache reads its persisted map on a thread of its own (HBASE-28804) and the"
+          + " RegionServer starts at once; until the map is in, the cache serves and caches"
+          + " nothing (reads go to HDFS), then the recovered blocks are checked in the background"
+          + " as before. Set it for large caches: a map of 16M blocks (1 TiB of 64 KiB blocks)"
+          + " takes minutes to read (see Start-up at 1 TiB). false: the RegionServer's constructor"
+          + " reads the map, as in HBase 2.6.4. Another value is logged and taken as false.");
+
   public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
       "module, stock",
       "module: this engine serves pmem: values; stock: HBase's own SharedMemoryMmapIOEngine"

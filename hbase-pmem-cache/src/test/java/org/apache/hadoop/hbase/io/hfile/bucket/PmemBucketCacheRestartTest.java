@@ -50,7 +50,22 @@ public class PmemBucketCacheRestartTest {
     return open(CAPACITY);
   }
 
+  /** A cache that is enabled: with the asynchronous retrieval (0106), once its map is read. */
   private BucketCache open(long capacity) throws IOException {
+    BucketCache cache = construct(capacity);
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!cache.isCacheEnabled()) {
+      assertTrue("cache not enabled within 60 s", System.currentTimeMillis() < deadline);
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+    }
+    return cache;
+  }
+
+  private BucketCache construct(long capacity) throws IOException {
     return new BucketCache(ioEngine, capacity, BLOCK, BUCKET_SIZES, 3, 64, persistence, 60_000,
         conf);
   }
@@ -88,6 +103,50 @@ public class PmemBucketCacheRestartTest {
       assertEquals(0, s.getRecoveredBlocksFailed() + s.getReadsFailed());
     } finally {
       second.shutdown();
+    }
+  }
+
+  /**
+   * With the map read in the background (patch 0106), the engine's pass over the recovered blocks
+   * starts once the map is in and the cache enabled, and checks every block as in the constructor's
+   * read.
+   */
+  @Test
+  public void asyncRetrieval_cleanRestart_servesEveryBlockAfterVerifyingIt() throws Exception {
+    conf.setBoolean(BucketCache.PERSISTENCE_RETRIEVE_ASYNC_KEY, true);
+    cleanRestart_servesEveryBlockAfterVerifyingIt();
+  }
+
+  @Test
+  public void asyncRetrieval_staleMap_servesNoWrongByte() throws Exception {
+    conf.setBoolean(BucketCache.PERSISTENCE_RETRIEVE_ASYNC_KEY, true);
+    TestBlocks.Tally module = staleMap();
+    assertEquals(module.toString(), 0, module.wrong);
+  }
+
+  /**
+   * A shutdown right after the constructor, while the map may still be read or just after: either
+   * way the engine is shut down after the read, the persistence file stays whole, and the next
+   * start serves every block.
+   */
+  @Test
+  public void asyncRetrieval_shutdownRightAfterTheConstructor_nextStartServesEveryBlock()
+      throws Exception {
+    conf.setBoolean(BucketCache.PERSISTENCE_RETRIEVE_ASYNC_KEY, true);
+    TestBlocks blocks = TestBlocks.make(5, BLOCKS, BLOCK);
+    BucketCache first = open();
+    blocks.cacheAll(first);
+    first.shutdown();
+
+    // During the read the file is left as it is; after it, the shutdown persists the map again.
+    construct(CAPACITY).shutdown();
+
+    BucketCache third = open();
+    try {
+      TestBlocks.Tally t = blocks.check(third);
+      assertEquals(t.toString(), BLOCKS, t.correct);
+    } finally {
+      third.shutdown();
     }
   }
 
