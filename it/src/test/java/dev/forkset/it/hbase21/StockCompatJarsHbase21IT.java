@@ -38,7 +38,14 @@ public class StockCompatJarsHbase21IT {
       refusal = e.getMessage();
     }
     String out = read(dir.resolve("cluster-custom_with_stock_compat.out"));
-    String log = read(dir.resolve("cluster-custom_with_stock_compat.log"));
+    Path logFile = dir.resolve("cluster-custom_with_stock_compat.log");
+    // The absence of a registration below means something only if this is the log of the
+    // cluster that started a master and saw it fail
+    assertTrue("no cluster log " + logFile, Files.isRegularFile(logFile));
+    String log = read(logFile);
+    assertTrue("empty cluster log " + logFile, !log.isEmpty());
+    assertTrue(log, log.contains("Starting up minicluster with 1 master(s)"));
+    assertTrue(log, log.contains("Failed construction of Master"));
     String all = refusal + "\n" + out + "\n" + log;
     assertTrue(refusal, all.contains("Deploy hbase-hadoop-compat and hbase-hadoop2-compat of"
         + " the same fork revision beside hbase-server"));

@@ -119,9 +119,14 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
           upstreamVersion, "upstream jar of " + artifactId + ", whose implementors the gate checks"),
           custom));
     }
-    if (!waiting.isEmpty()) {
-      getLog().info("API gate: the custom jars of " + String.join(", ", waiting) + " are not built"
-          + " yet; their lines check the abstract methods " + outputJar.getName() + " adds");
+    // The line built last checks a pair. In a parallel build (-T) the two lines of a pair can
+    // each finish before the other's jar is attached, and then neither checks it: say so loudly.
+    for (String w : waiting) {
+      getLog().warn("API gate: the pair " + ownModule + " + " + w + " is not checked here: the"
+          + " custom jar of " + w + " is not built yet. Its line checks the abstract methods "
+          + outputJar.getName() + " adds only if it is built after this one; in a parallel"
+          + " build (-T) the two can miss each other, and then the pair goes unchecked in this"
+          + " build (a serial build of both lines checks it)");
     }
     if (line.size() == 1) {
       return List.of();
