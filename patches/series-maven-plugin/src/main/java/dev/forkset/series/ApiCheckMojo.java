@@ -119,14 +119,21 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
           upstreamVersion, "upstream jar of " + artifactId + ", whose implementors the gate checks"),
           custom));
     }
-    // The line built last checks a pair. In a parallel build (-T) the two lines of a pair can
-    // each finish before the other's jar is attached, and then neither checks it: say so loudly.
+    // The line built last checks a pair. A line of this reactor that is not built yet will check
+    // it (info); one outside the reactor (-pl of one line) will not, nor, in a parallel build
+    // (-T), can two lines that each run the gate before the other's jar exists: warn then.
+    boolean parallel = session != null && session.isParallel();
     for (String w : waiting) {
-      getLog().warn("API gate: the pair " + ownModule + " + " + w + " is not checked here: the"
-          + " custom jar of " + w + " is not built yet. Its line checks the abstract methods "
-          + outputJar.getName() + " adds only if it is built after this one; in a parallel"
-          + " build (-T) the two can miss each other, and then the pair goes unchecked in this"
-          + " build (a serial build of both lines checks it)");
+      String message = "API gate: the pair " + ownModule + " + " + w + " is not checked here: the"
+          + " custom jar of " + w + " is not built yet";
+      if (inReactor(w) && !parallel) {
+        getLog().info(message + "; its line, later in this build, checks it");
+      } else {
+        getLog().warn(message + (parallel
+            ? "; in a parallel build (-T) its line may not see this one's jar either, so the"
+                + " pair may go unchecked (a build without -T checks it)"
+            : "; its line is not part of this build, so the pair goes unchecked (build both)"));
+      }
     }
     if (line.size() == 1) {
       return List.of();
@@ -142,6 +149,20 @@ public class ApiCheckMojo extends AbstractSeriesMojo {
     } catch (IOException e) {
       throw new MojoExecutionException("Cannot read the jars of " + seriesModules, e);
     }
+  }
+
+  /** Whether the line that builds {@code artifactId} is a project of this reactor. */
+  private boolean inReactor(String artifactId) {
+    if (session == null) {
+      return false;
+    }
+    for (org.apache.maven.project.MavenProject p : session.getProjects()) {
+      if (p.getGroupId().equals(project.getGroupId()) && p.getArtifactId().equals(artifactId)
+          && p.getVersion().equals(project.getVersion())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The custom jar of {@code artifactId} in this line, if the build has it; else null. */
