@@ -18,9 +18,10 @@ import java.util.Objects;
  * in both directions: a chunked copy on one replica and a HeapData on another compare and hash
  * as the same value ({@code replace(k, old, new)}, {@code EvictBatchBackupOperation}'s hash check
  * of a backup's value). HeapData's own {@code equals(chunked)} holds because it compares
- * {@code getType()}, {@code dataSize()} and then the bytes of {@code toByteArray()} from
- * {@link HeapData#DATA_OFFSET}; that direction therefore builds one temporary array of the full
- * size (see docs/hazelcast-eviction.md, "Chunked stored copies").
+ * {@code getType()}, {@code dataSize()} and then the bytes from {@link HeapData#DATA_OFFSET}: on a
+ * custom jar of revision 5 or later range by range through {@link #copyTo(int, ByteBuffer, int)}
+ * (patch 0007), on older jars through {@code toByteArray()}, one temporary array of the full size
+ * (see docs/hazelcast-eviction.md, "Chunked stored copies").
  *
  * <p>Invariants: every chunk but the last has exactly {@code 1 << shift} bytes, the last has
  * between 1 and {@code 1 << shift}; the chunk size is a power of two of at least
@@ -140,7 +141,10 @@ public final class ChunkedData implements Data {
   /**
    * Puts {@code length} payload bytes from {@code srcPos} into {@code dst} at its position: what a
    * frame writer filling a socket buffer needs (it writes a frame in as many parts as the buffer
-   * has room for).
+   * has room for). On a custom jar of revision 5 or later this overrides
+   * {@code Data#copyTo(int, ByteBuffer, int)} (patch 0007), through which client responses,
+   * {@code HeapData#equals} and byte[] deserialization read the value without one array; on an
+   * older jar it is a method of this class only.
    */
   public void copyTo(int srcPos, ByteBuffer dst, int length) {
     checkRange(srcPos, length);
