@@ -25,6 +25,7 @@ import org.junit.Test;
  * values, and the number of humongous regions G1 reports after a full GC (the member's GC log,
  * {@code gc+heap}, "Humongous regions: before->after", in the test's member folder) counts the
  * stored copies: with chunking 0, without at least the regions of the large values it holds.
+ * The large values are read back whole: the 100 MB one and the newest 16 MB one.
  *
  * <p>The heap is 448 MB, not scenario 1's 256 MB: the 100 MB value arrives as one array (a
  * client frame, {@code ClientMessageReader}) and the stored copy is made from it before the
@@ -77,9 +78,10 @@ public class HumongousStoredCopiesIT {
         on.humongousAfterHundred);
     assertEquals("chunked: no humongous region after a full GC with " + on.sixteenHeld
         + " 16 MB values held", 0, on.humongousAfterSixteen);
-    // 16 MB values cost 20 MB each as one array, 16 MB in pieces: 7 and 9 fit in 150 MB.
-    assertTrue("chunked holds more 16 MB values (" + on.sixteenHeld + ") than one array ("
-        + off.sixteenHeld + ")", on.sixteenHeld > off.sixteenHeld);
+    // Not asserted: that chunking holds more of the 16 MB values. They cost 20 MB each as one
+    // array and 16 MB in pieces (7 and 9 fit in 150 MB), but the LRU pool keeps a varying number
+    // of the 1 MB entries put in the same second (access times are whole seconds): 6-7 against
+    // 7-8 were held in the runs here, 7 against 7 once. ChunkedLargeValuesIT compares capacity.
   }
 
   static final class Result {
