@@ -33,7 +33,7 @@ import org.junit.Test;
  * Benchmark, not part of the test command: its sources are compiled only with {@code -Pbench}
  * and its name does not end in IT. Run it with {@code ./mvnw -B -Pbench verify -pl it}, one part
  * with {@code -Dbench.only=cost}, {@code throughput}, {@code cluster}, {@code histogram},
- * {@code loss} or {@code configupdate}.
+ * {@code loss}, {@code configupdate}, {@code chunked} or {@code chunked5m}.
  * Stock and custom in one run:
  * <ol>
  * <li>cost: reported map cost against the heap the entries really occupy (heap after full GC
@@ -48,7 +48,12 @@ import org.junit.Test;
  *     shutdown of a full member: the runs {@code MemberLossIT} asserts on custom members, here
  *     on stock and custom members side by side;
  * <li>configupdate: puts per second under eviction before and after a map-config update
- *     (Management Center's {@code MC.UpdateMapConfig}, the same limit), one member.
+ *     (Management Center's {@code MC.UpdateMapConfig}, the same limit), one member;
+ * <li>chunked: chunked stored copies (issue 21, {@link ChunkedValuesBench}): entries held with
+ *     one array per value and in pieces, per collector and value size, and seed scenario 3's
+ *     humongous regions;
+ * <li>chunked5m: puts/s, gets/s, member allocation and GC time per operation at 5 MB, stock vs
+ *     the fork jar with chunking off and on ({@link ChunkedValuesBench}).
  * </ol>
  * Writes it/target/bench/hazelcast-eviction.md and docs/img/hazelcast-*.png, the charts drawn by
  * bench-support ({@link Charts}), the tables by {@link ResultTable}.
@@ -58,7 +63,8 @@ public class EvictionBench {
   private static final long[] SIZES = {100, 10_000, MB, 5 * MB, 16 * MB, 64 * MB};
   /** Values of {@code -Dbench.only}; unset or empty runs every part. */
   private static final List<String> PARTS =
-      Arrays.asList("cost", "throughput", "cluster", "histogram", "loss", "configupdate");
+      Arrays.asList("cost", "throughput", "cluster", "histogram", "loss", "configupdate",
+          "chunked", "chunked5m");
   /** Histogram: sequential keys put into the map. */
   private static final int HIST_KEYS = 50_000;
   /** Histogram: batches of consecutive keys counted (HIST_KEYS / HIST_BATCHES keys each). */
@@ -103,6 +109,12 @@ public class EvictionBench {
     }
     if (only.isEmpty() || "configupdate".equals(only)) {
       configUpdate();
+    }
+    if (only.isEmpty() || "chunked".equals(only)) {
+      new ChunkedValuesBench(report).entriesHeld(img);
+    }
+    if (only.isEmpty() || "chunked5m".equals(only)) {
+      new ChunkedValuesBench(report).throughput(img);
     }
     String name = only.isEmpty() ? "hazelcast-eviction.md" : "hazelcast-eviction-" + only + ".md";
     Files.write(out.resolve(name), report.toString().getBytes(StandardCharsets.UTF_8));
