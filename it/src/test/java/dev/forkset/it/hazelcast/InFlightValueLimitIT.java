@@ -131,8 +131,8 @@ public class InFlightValueLimitIT {
    * What a put of a 5 MB value allocates on its owner and on its backup (bytes allocated by all
    * of the member's threads, from the JVM's per-thread counters), stock vs the module with
    * one-array and chunked stored copies, same run. Asserts the rule's premise: the module's
-   * in-flight estimate ({@code Admission.inFlightBytes}: (3 + 2 x backups) x the value's size, with one
-   * backup) is not below what either member really allocates per put.
+   * in-flight estimate ({@code Admission.inFlightBytes}: (3 + 2 x backups) x the value's size,
+   * with one backup) is not below what either member really allocates per put.
    */
   @Test
   public void allocationPerFiveMegabytePut_staysWithinTheInFlightEstimate() throws Exception {
@@ -236,6 +236,7 @@ public class InFlightValueLimitIT {
         m.assertAlive();
       }
       String message = String.valueOf(cause.getMessage());
+      System.out.println("[in-flight-refused] " + path + ": " + message);
       assertTrue(path + ": " + cause, cause instanceof IllegalArgumentException);
       assertTrue(path + ": the map is named: " + message, message.contains("'" + MAP + "'"));
       // the serialized value: the array plus its length and the serialization header
