@@ -27,6 +27,19 @@ import java.util.function.LongSupplier;
  *       that grow an entry count as growth; writes that only shrink or keep entries pass.
  *       "Over" is the part of the overshoot this member's own passes free: with backups
  *       following their owner, the owned share (see {@link SizeProportionalEvictor}).</li>
+ *   <li>In flight: a stored value is chunked, but a value still travels as one array (the
+ *       client frame or a forwarded operation's packet, copied out of it by
+ *       {@code readData}; one serialized packet per backup, built in a pooled output buffer
+ *       and copied out of it; on the backup the packet and its copy again), and the stored copy
+ *       is made beside the arrived array. A write whose value would take more than the
+ *       configured share of the member's max heap that way ({@link #inFlightBytes}) is refused
+ *       with {@link IllegalArgumentException} before anything of it is stored, instead of
+ *       running the owner or a backup out of memory on its way; the rule is static (max heap,
+ *       not free heap), so every member with the same heap and setting judges a value alike,
+ *       whatever its GC state. Checked after the oversized check, so a value larger than the
+ *       map's limit keeps that message. Also for maps under count or free-heap policies (any
+ *       map with the module's evictor); a map without eviction is not asked (the hook patches
+ *       ask only maps with an evictor).</li>
  * </ol>
  */
 final class Admission {
@@ -39,14 +52,34 @@ final class Admission {
   private final boolean rejectOversized;
   private final LongSupplier overshoot;
   private final EvictionMetrics metrics;
+  private final int backups;
+  /** Bytes one write's value may take in flight on a member; Long.MAX_VALUE for no limit. */
+  private final long inFlightAllowance;
+  private final int inFlightPercent;
+  private final long maxHeap;
 
-  /**
-   * @param overshoot the part of the map's overshoot of {@code limit} that this member's
-   *                  eviction passes free, 0 when under the limit
-   */
   Admission(String mapName, long limit, String limitSetting, boolean rejectOversized,
       LongSupplier overshoot, EvictionMetrics metrics) {
+    this(mapName, limit, limitSetting, rejectOversized, overshoot, metrics, 0, 0,
+        Runtime.getRuntime().maxMemory());
+  }
+
+  /**
+   * @param overshoot       the part of the map's overshoot of {@code limit} that this
+   *                        member's eviction passes free, 0 when under the limit
+   * @param backups         the map's backup count (sync and async): one packet of the value each
+   * @param inFlightPercent share of {@code maxHeap} one write's value may take in flight; 0 for
+   *                        no limit
+   */
+  Admission(String mapName, long limit, String limitSetting, boolean rejectOversized,
+      LongSupplier overshoot, EvictionMetrics metrics, int backups, int inFlightPercent,
+      long maxHeap) {
     this.mapName = mapName;
+    this.backups = backups;
+    this.inFlightPercent = inFlightPercent;
+    this.maxHeap = maxHeap;
+    this.inFlightAllowance = inFlightPercent == 0 ? Long.MAX_VALUE
+        : (long) (maxHeap * (inFlightPercent / 100.0));
     this.limit = limit;
     this.limitSetting = limitSetting;
     this.rejectOversized = rejectOversized;
@@ -65,10 +98,14 @@ final class Admission {
   void admit(GcAwareEntryCostEstimator costs, Function<Data, Record<?>> existing,
       List<Data> keys, List<Data> values, Runnable catchUp) {
     if (values != null && costs != null) {
-      long growth = 0;
       for (int i = 0; i < values.size(); i++) {
         checkSize(costs, keys.get(i), values.get(i));
       }
+    }
+    // every value of the batch before any back-pressure: a refusal is final, a deferral retried
+    checkInFlight(values);
+    if (values != null && costs != null) {
+      long growth = 0;
       for (int i = 0; i < values.size() && growth == 0; i++) {
         Data value = values.get(i);
         Record<?> now = existing.apply(keys.get(i));
@@ -95,6 +132,59 @@ final class Admission {
           + " under the " + costs.model().kind().value + " footprint model), more than the"
           + " map's whole per-member limit of " + limit + " bytes (" + limitSetting + ")."
           + " Nothing of the write was stored. Raise the limit or store smaller values.");
+    }
+  }
+
+  /**
+   * What a value of {@code serialized} bytes allocates in flight at most on one member, modelled
+   * from what 5.7.0 allocates for an owner write with {@code backups} backups (measured in
+   * InFlightValueLimitIT and docs/hazelcast-eviction.md, "Values in flight"): on the owner, the
+   * array it arrived in, and its copy out of the packet when another member forwarded the
+   * operation (2), the stored copy (1), and per backup a pooled output buffer that grows to the
+   * value and the packet array copied out of it (2 each), plus, with more than one backup, the
+   * backup operation serialized once before it is copied into each packet
+   * ({@code OperationBackupHandler.sendMultipleBackups}: 1); on a backup, the packet, its copy
+   * and the stored copy (3).
+   */
+  static long inFlightBytes(long serialized, int backups) {
+    return serialized * inFlightFactor(backups);
+  }
+
+  private static int inFlightFactor(int backups) {
+    return fixedCopies(backups) + 2 * backups;
+  }
+
+  private static int fixedCopies(int backups) {
+    return backups > 1 ? 4 : 3;
+  }
+
+  /** Refuses, before anything is stored, a value the member heap cannot take in flight. */
+  void checkInFlight(List<Data> values) {
+    if (values == null) {
+      return;
+    }
+    for (Data value : values) {
+      checkInFlight(value);
+    }
+  }
+
+  /** The same for one value. */
+  void checkInFlight(Data value) {
+    if (value == null || inFlightAllowance == Long.MAX_VALUE) {
+      return;
+    }
+    long size = value.totalSize();
+    long inFlight = inFlightBytes(size, backups);
+    if (inFlight > inFlightAllowance) {
+      metrics.rejected.increment();
+      throw new IllegalArgumentException("Map '" + mapName + "': a value of " + size
+          + " serialized bytes takes about " + inFlight + " bytes of heap in flight on a member,"
+          + " (" + fixedCopies(backups) + " + 2 x " + backups + " backups) x its size (the array"
+          + " it arrives in and its copy out of a member's packet, the stored copy, and one"
+          + " serialized packet of it per backup), more than " + inFlightPercent
+          + "% of this member's max heap of " + maxHeap + " bytes (" + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + "=" + inFlightPercent
+          + "). Nothing of the write was stored. Store smaller values, give the members more"
+          + " heap (-Xmx), or raise " + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".");
     }
   }
 

@@ -103,6 +103,16 @@ public final class GcAwareEvictionConfig {
           + " modelled and counted as such; off: one array, as stock; a number N: every value above"
           + " N bytes in N-byte pieces (for tests).");
 
+  public static final Setting INFLIGHT_HEAP_PERCENT = add(
+      "hazelcast.map.eviction.inflight.heap.percent", "25", "an integer from 1 to 100, or off",
+      "Refuse an owner write of a value that would take more than this share of the member's"
+          + " max heap in flight, with IllegalArgumentException to the caller before anything of"
+          + " it is stored (maps with eviction). A value of S serialized bytes is counted as"
+          + " (3 + 2 x backups) x S, one S more with two or more backups: it arrives as one"
+          + " array (and is copied out of a member's packet), is copied into the stored record,"
+          + " and goes to each backup as one serialized packet, copied out on the backup. off: no"
+          + " such refusal (a value the heap cannot take ends in OutOfMemoryError, as stock).");
+
   public final String gcModel;
   /** 0 for auto. */
   public final long regionSize;
@@ -116,6 +126,8 @@ public final class GcAwareEvictionConfig {
   public final int entryOverhead;
   /** -1 for auto, 0 for off, else the chunk size. */
   public final int chunkedValues;
+  /** Percent of the max heap one write may take in flight; 0 for off. */
+  public final int inFlightHeapPercent;
 
   private GcAwareEvictionConfig(Function<String, String> lookup) {
     String model = value(lookup, GC_MODEL).toLowerCase(Locale.ROOT);
@@ -150,6 +162,9 @@ public final class GcAwareEvictionConfig {
       }
       this.chunkedValues = n;
     }
+    String inFlight = value(lookup, INFLIGHT_HEAP_PERCENT).toLowerCase(Locale.ROOT);
+    this.inFlightHeapPercent = inFlight.equals("off") ? 0
+        : parseInt(inFlight, 1, 100, () -> INFLIGHT_HEAP_PERCENT.invalid(inFlight));
   }
 
   /**
@@ -241,6 +256,8 @@ public final class GcAwareEvictionConfig {
         + ", backups.follow.owner=" + backupsFollowOwner
         + ", entry.overhead=" + (entryOverhead < 0 ? "auto" : entryOverhead)
         + ", chunked.values=" + (chunkedValues < 0 ? "auto" : chunkedValues == 0 ? "off"
-            : String.valueOf(chunkedValues));
+            : String.valueOf(chunkedValues))
+        + ", inflight.heap.percent=" + (inFlightHeapPercent == 0 ? "off"
+            : String.valueOf(inFlightHeapPercent));
   }
 }

@@ -207,7 +207,8 @@ public final class SizeProportionalEvictor implements Evictor {
     this.continuations = new Continuations(threads.count(), threads.partitionCount(),
         this::runOnPartitionThread, t -> heapPass(null, null, false));
     this.admission = new Admission(mapName, limit, maxSizePolicy + " " + evictionConfig.getSize(),
-        config.rejectOversized, this::overshootToFree, metrics);
+        config.rejectOversized, this::overshootToFree, metrics, totalBackups,
+        config.inFlightHeapPercent, Runtime.getRuntime().maxMemory());
   }
 
   /** The per-member limit of a heap policy, in bytes. */
@@ -287,6 +288,7 @@ public final class SizeProportionalEvictor implements Evictor {
    */
   void beforeWrite(RecordStore<?> store, List<Data> keys, List<Data> values) {
     if (!heapPolicy) {
+      admission.checkInFlight(values);
       return;
     }
     if (ownerMode) {
@@ -304,13 +306,20 @@ public final class SizeProportionalEvictor implements Evictor {
 
   /** The size check of a value a single-key entry processor computed, before it is stored. */
   void beforeComputedWrite(RecordStore<?> store, Data key, Object value) {
-    GcAwareEntryCostEstimator costs = heapPolicy ? estimatorOf(store) : null;
-    if (costs == null || value == null) {
+    if (value == null) {
       return;
     }
+    GcAwareEntryCostEstimator costs = heapPolicy ? estimatorOf(store) : null;
+    // an object a map without a heap policy keeps as it is is not serialized only to be checked
     Data data = value instanceof Data ? (Data) value
-        : nodeEngine.getSerializationService().toData(value);
-    admission.checkSize(costs, key, data);
+        : costs != null ? nodeEngine.getSerializationService().toData(value) : null;
+    if (data == null) {
+      return;
+    }
+    if (costs != null) {
+      admission.checkSize(costs, key, data);
+    }
+    admission.checkInFlight(data);
   }
 
   /**
@@ -322,12 +331,15 @@ public final class SizeProportionalEvictor implements Evictor {
    */
   void beforeTransactionalWrite(Data key, Data value, GcFootprintModel model,
       int entryOverhead, ChunkSize chunking) {
-    if (!heapPolicy || !binary || value == null) {
+    if (value == null) {
       return;
     }
-    admission.checkSize(new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, null,
-        chunking),
-        key, value);
+    if (heapPolicy && binary) {
+      admission.checkSize(new GcAwareEntryCostEstimator(model, entryOverhead, cachedValues, null,
+          chunking),
+          key, value);
+    }
+    admission.checkInFlight(value);
   }
 
   /**

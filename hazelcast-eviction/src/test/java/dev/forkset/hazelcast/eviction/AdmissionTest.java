@@ -112,4 +112,84 @@ public class AdmissionTest {
       assertEquals(1, catchUps.get());
     }
   }
+
+  /** A member of 256 MB with the default 25%: 64 MB in flight; one backup: 5 x the value. */
+  private Admission inFlight(int percent) {
+    return new Admission("big", 1L << 40, "USED_HEAP_SIZE 1048576", true, () -> 0, metrics, 1,
+        percent, 256L << 20);
+  }
+
+  @Test
+  public void inFlight_valueOverTheShareOfTheMaxHeap_isRefusedNamingMapSizeRuleAndSetting() {
+    Data value = data(new byte[13 << 20]); // 5 x 13 MB = 65 MB > 64 MB
+    try {
+      inFlight(25).admit(costs, records::get, Collections.singletonList(data(1)),
+          Collections.singletonList(value), () -> catchUps.incrementAndGet());
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertEquals("Map 'big': a value of " + value.totalSize() + " serialized bytes takes about "
+          + 5L * value.totalSize() + " bytes of heap in flight on a member, (3 + 2 x 1 backups)"
+          + " x its size (the array it arrives in and its copy out of a member's packet, the"
+          + " stored copy, and one serialized packet of it per backup), more than 25% of this"
+          + " member's max heap of 268435456 bytes"
+          + " (hazelcast.map.eviction.inflight.heap.percent=25). Nothing of the write was stored."
+          + " Store smaller values, give the members more heap (-Xmx), or raise"
+          + " hazelcast.map.eviction.inflight.heap.percent.", e.getMessage());
+    }
+    assertEquals(0, catchUps.get());
+    assertEquals(1, metrics.getRejectedEntries());
+  }
+
+  @Test
+  public void inFlight_valueWithinTheShare_passes_andOffRefusesNothing() {
+    Data value = data(new byte[12 << 20]); // 5 x (12 MB + 12 B) < 64 MB
+    inFlight(25).checkInFlight(value);
+    inFlight(0).checkInFlight(data(new byte[100 << 20]));
+    assertEquals(0, metrics.getRejectedEntries());
+  }
+
+  @Test
+  public void inFlight_batchWithOneValueTooLarge_isRefusedWhole_beforeBackPressure() {
+    Admission a = new Admission("big", 1L << 40, "USED_HEAP_SIZE 1048576", true, () -> 1L << 40,
+        metrics, 0, 25, 256L << 20);
+    try {
+      // 3 x 22 MB = 66 MB > 64 MB without backups; the map is far over its limit too
+      a.admit(costs, records::get, Arrays.asList(data(1), data(2)),
+          Arrays.asList(data(new byte[100]), data(new byte[22 << 20])),
+          () -> catchUps.incrementAndGet());
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("(3 + 2 x 0 backups)"));
+    }
+    assertEquals(0, catchUps.get());
+  }
+
+  @Test
+  public void inFlight_valueOverTheMapsLimit_keepsTheOversizedRefusal() {
+    try {
+      new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true, () -> 0, metrics, 1, 1, 256L << 20)
+          .admit(costs, records::get, Collections.singletonList(data(1)),
+              Collections.singletonList(data(new byte[11 << 20])), () -> { });
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("more than the map's whole per-member"));
+    }
+  }
+
+  @Test
+  public void inFlightBytes_countsOneSerializedCopyMoreFromTwoBackupsOn() {
+    assertEquals(3 * 100, Admission.inFlightBytes(100, 0));
+    assertEquals(5 * 100, Admission.inFlightBytes(100, 1));
+    assertEquals(8 * 100, Admission.inFlightBytes(100, 2));
+    assertEquals(10 * 100, Admission.inFlightBytes(100, 3));
+    Admission twoBackups = new Admission("big", 1L << 40, "USED_HEAP_SIZE 1048576", true,
+        () -> 0, metrics, 2, 25, 256L << 20);
+    twoBackups.checkInFlight(data(new byte[(8 << 20) - 64])); // 8 x just under 8 MB < 64 MB
+    try {
+      twoBackups.checkInFlight(data(new byte[8 << 20]));
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains(" (4 + 2 x 2 backups) x its size "));
+    }
+  }
 }

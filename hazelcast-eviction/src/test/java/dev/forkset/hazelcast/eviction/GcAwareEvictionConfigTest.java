@@ -26,7 +26,8 @@ public class GcAwareEvictionConfigTest {
     assertFalse(c.backupsFollowOwner);
     assertEquals(-1, c.entryOverhead);
     assertEquals(-1, c.chunkedValues);
-    assertEquals(11, GcAwareEvictionConfig.settings().size());
+    assertEquals(25, c.inFlightHeapPercent);
+    assertEquals(12, GcAwareEvictionConfig.settings().size());
     Set<String> names = new HashSet<>();
     for (GcAwareEvictionConfig.Setting s : GcAwareEvictionConfig.settings()) {
       assertTrue(s.name, names.add(s.name));
@@ -53,6 +54,19 @@ public class GcAwareEvictionConfigTest {
     } catch (InvalidConfigurationException e) {
       assertEquals(name + "='" + value + "' is not valid. Accepted: " + accepted + ". " + fix,
           e.getMessage());
+    }
+  }
+
+  @Test
+  public void inFlightHeapPercent_offOrAPercent() {
+    Map<String, String> p = new HashMap<>();
+    p.put(GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name, "OFF");
+    assertEquals(0, GcAwareEvictionConfig.read(p::get).inFlightHeapPercent);
+    p.put(GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name, "100");
+    assertEquals(100, GcAwareEvictionConfig.read(p::get).inFlightHeapPercent);
+    for (String bad : new String[] {"0", "101", "-5", "25%", "half"}) {
+      assertRejected("hazelcast.map.eviction.inflight.heap.percent", bad,
+          "an integer from 1 to 100, or off", "Remove it for the default 25.");
     }
   }
 
