@@ -104,13 +104,16 @@ public final class PmemCacheConfig {
           + " reload keeps the old value) with a message naming the key.");
 
   public static final Setting RETRIEVE_ASYNC = hbase(
-      "hbase.bucketcache.persistence.retrieve.async", "false", "true, false (patch 0106)",
-      "true: BucketCache reads its persisted map on a thread of its own (HBASE-28804) and the"
+      "hbase.bucketcache.persistence.retrieve.async", "true", "true, false (patch 0106)",
+      "true (the default since 2.6.4-fork.7; false in fork.6): BucketCache reads its persisted"
+          + " map on a thread of its own (HBASE-28804, as HBase 2.6.5 always does) and the"
           + " RegionServer starts at once; until the map is in, the cache serves and caches"
-          + " nothing (reads go to HDFS), then the recovered blocks are checked in the background"
-          + " as before. Set it for large caches: a map of 16M blocks (1 TiB of 64 KiB blocks)"
-          + " takes minutes to read (see Start-up at 1 TiB). false: the RegionServer's constructor"
-          + " reads the map, as in HBase 2.6.4. Another value is logged and taken as false.");
+          + " nothing (reads go to HDFS) and prefetch waits, then the recovered blocks are checked"
+          + " in the background as before. A map of 16M blocks (1 TiB of 64 KiB blocks) takes"
+          + " minutes to read (see Start-up at 1 TiB). false: the RegionServer's constructor"
+          + " reads the map, as in HBase 2.6.4 (its start waits for the read; for code that uses"
+          + " a BucketCache right after constructing it without waiting, such as 2.6.4's own"
+          + " tests). Another value is logged and taken as the default.");
 
   public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
       "module, stock",

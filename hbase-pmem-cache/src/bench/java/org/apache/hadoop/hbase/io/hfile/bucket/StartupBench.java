@@ -54,8 +54,8 @@ import org.apache.hadoop.hbase.shaded.protobuf.generated.BucketCacheProtos;
  * a full GC, and by class with {@code jcmd GC.class_histogram}).
  *
  * <p>Arguments: scratch dir, engine (pmem|file), capacity in GiB, entries, files, block size,
- * output file (a Markdown row is appended), and optionally {@code sync} (the default) or
- * {@code async}, then optionally {@code nocheck} (the row's check time is then -1: the module
+ * output file (a Markdown row is appended), and optionally {@code sync} (the default),
+ * {@code async} or {@code default} (the setting left unset: the jar's own default), then optionally {@code nocheck} (the row's check time is then -1: the module
  * engine's pass is not waited for). The same compiled bench runs against either jar (it uses no API of 0106).
  */
 public final class StartupBench {
@@ -79,7 +79,12 @@ public final class StartupBench {
     int files = Integer.parseInt(args[4]);
     int blockSize = Integer.parseInt(args[5]);
     PrintStream out = new PrintStream(new FileOutputStream(args[6], true), true, "UTF-8");
-    boolean async = args.length > 7 && "async".equals(args[7]);
+    // sync or async set hbase.bucketcache.persistence.retrieve.async; default leaves it unset, so
+    // each jar runs its own default (sync before 2.6.4-fork.7, async from it on).
+    String mode = args.length > 7 ? args[7] : "sync";
+    if (!mode.equals("sync") && !mode.equals("async") && !mode.equals("default")) {
+      throw new IllegalArgumentException("mode is " + mode + ": use sync, async or default");
+    }
     // The module engine's pass evicts every block here, at about 0.1 ms each: 16M take too long.
     boolean awaitCheck = args.length <= 8 || !"nocheck".equals(args[8]);
     int itemSize = blockSize + 1024;
@@ -91,7 +96,9 @@ public final class StartupBench {
     dir.mkdirs();
     Configuration conf = HBaseConfiguration.create();
     conf.setLong("hbase.bucketcache.persist.intervalinmillis", 3_600_000);
-    conf.setBoolean("hbase.bucketcache.persistence.retrieve.async", async);
+    if (!mode.equals("default")) {
+      conf.setBoolean("hbase.bucketcache.persistence.retrieve.async", mode.equals("async"));
+    }
     String io;
     if ("pmem".equals(engine)) {
       new File(dir, "p0").mkdirs();
@@ -161,7 +168,7 @@ public final class StartupBench {
       }
       out.printf(Locale.ROOT,
           "| %s | %s | %,d GiB | %,d | %,d | %,d MiB | %,d | %,d ms | %,d ms | %,d ms | %,d | %s |%n",
-          engine, async ? "async" : "sync", capacity >> 30, entries, files, mapBytes >> 20,
+          engine, mode, capacity >> 30, entries, files, mapBytes >> 20,
           chunkSize, openMs, enabledMs, checkedMs, recovered, heap);
       if (!histogram.isEmpty()) {
         out.print(histogram);

@@ -66,8 +66,11 @@ public final class CacheProcess {
 
   private static BucketCache open(String io, String persistence, long capacity, int blockSize,
       Configuration conf) throws Exception {
-    return new BucketCache(io, capacity, blockSize, BUCKET_SIZES, 3, 64,
+    BucketCache cache = new BucketCache(io, capacity, blockSize, BUCKET_SIZES, 3, 64,
         persistence.equals("-") ? null : persistence, 60_000, conf);
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
+    return cache;
   }
 
   public static void main(String[] args) throws Exception {

@@ -65,8 +65,11 @@ public class PmemConcurrentRecoveryTest {
     conf.set(PmemCacheConfig.MAPPING_SIZE.name, "8m");
     conf.setLong(BucketCache.QUEUE_ADDITION_WAIT_TIME, 10_000);
     conf.setLong("hbase.bucketcache.persist.intervalinmillis", 500);
-    return new BucketCache("pmem:" + dir + "/p0/cache," + dir + "/p1/cache", CAPACITY, BLOCK,
+    BucketCache cache = new BucketCache("pmem:" + dir + "/p0/cache," + dir + "/p1/cache", CAPACITY, BLOCK,
         CacheProcess.BUCKET_SIZES, 3, 64, dir + "/map", 60_000, conf);
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
+    return cache;
   }
 
   @Test

@@ -94,8 +94,11 @@ public class PmemKillRecoveryTest {
   }
 
   private BucketCache restart() throws IOException {
-    return new BucketCache(ioEngine, CAPACITY, BLOCK, CacheProcess.BUCKET_SIZES, 3, 64,
+    BucketCache cache = new BucketCache(ioEngine, CAPACITY, BLOCK, CacheProcess.BUCKET_SIZES, 3, 64,
         persistence, 60_000, conf());
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
+    return cache;
   }
 
   private static void awaitVerified(BucketCache cache) throws InterruptedException {

@@ -101,6 +101,8 @@ public class PmemShutdownOrderTest {
         super.persistToFile();
       }
     };
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
     TestBlocks.make(13, 50, BLOCK).cacheAll(cache);
     cache.shutdown();
     assertEquals("final persists", 2, seen.size());
@@ -125,6 +127,8 @@ public class PmemShutdownOrderTest {
         throw new IOException("No space left on device (injected)");
       }
     };
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
     TestBlocks.make(14, 50, BLOCK).cacheAll(cache);
     cache.shutdown();
     // The files stay "running", so the next start verifies every block; the engine still

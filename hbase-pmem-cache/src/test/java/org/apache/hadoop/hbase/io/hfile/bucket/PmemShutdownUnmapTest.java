@@ -46,9 +46,12 @@ public class PmemShutdownUnmapTest {
   }
 
   private BucketCache open() throws IOException {
-    return new BucketCache("pmem:" + p0 + "," + p1, 32L << 20, BLOCK,
+    BucketCache cache = new BucketCache("pmem:" + p0 + "," + p1, 32L << 20, BLOCK,
       new int[] { 9 * 1024, 17 * 1024 }, 3, 64, tmp.getRoot() + "/bucket.persistence", 60_000,
       conf);
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
+    return cache;
   }
 
   private int mappings() throws IOException {

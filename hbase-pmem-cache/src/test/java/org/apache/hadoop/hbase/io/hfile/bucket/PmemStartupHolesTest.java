@@ -60,8 +60,11 @@ public class PmemStartupHolesTest {
   }
 
   private BucketCache open() throws IOException {
-    return new BucketCache(ioEngine, capacity, BLOCK, BUCKET_SIZES, 3, 64, persistence, 60_000,
+    BucketCache cache = new BucketCache(ioEngine, capacity, BLOCK, BUCKET_SIZES, 3, 64, persistence, 60_000,
         conf);
+    // Read in the background by default (HBASE-28804): wait until the map is in.
+    cache.waitForCacheInitialization(60_000);
+    return cache;
   }
 
   /** Caches the blocks and stops the cache cleanly. */
