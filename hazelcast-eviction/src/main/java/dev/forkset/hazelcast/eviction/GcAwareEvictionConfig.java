@@ -104,7 +104,7 @@ public final class GcAwareEvictionConfig {
           + " N bytes in N-byte pieces (for tests).");
 
   public static final Setting INFLIGHT_HEAP_PERCENT = add(
-      "hazelcast.map.eviction.inflight.heap.percent", "25", "an integer from 1 to 100, or off",
+      "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",
       "Refuse an owner write of a value that would take more than this share of the member's"
           + " max heap in flight, with IllegalArgumentException to the caller before anything of"
           + " it is stored (maps with eviction). A value of S serialized bytes is counted as"

@@ -26,7 +26,7 @@ public class GcAwareEvictionConfigTest {
     assertFalse(c.backupsFollowOwner);
     assertEquals(-1, c.entryOverhead);
     assertEquals(-1, c.chunkedValues);
-    assertEquals(25, c.inFlightHeapPercent);
+    assertEquals(50, c.inFlightHeapPercent);
     assertEquals(12, GcAwareEvictionConfig.settings().size());
     Set<String> names = new HashSet<>();
     for (GcAwareEvictionConfig.Setting s : GcAwareEvictionConfig.settings()) {

@@ -191,8 +191,8 @@ public class HumongousStoredCopiesIT {
         .append("  hazelcast.partition.count: 271\n")
         .append("  hazelcast.map.eviction.chunked.values: ").append(chunkedValues).append("\n")
         // The in-flight refusal's static rule counts a value 3 x with no backups (arrival, a
-        // forwarded packet's copy, the stored copy) and refuses above 25% of -Xmx: 100 MB needs
-        // 1.2 GB by it. This scenario is about where the stored copies live, at the smallest heap
+        // forwarded packet's copy, the stored copy) and refuses above 50% of -Xmx: 100 MB needs
+        // 600 MB by it. This scenario is about where the stored copies live, at the smallest heap
         // that takes the value in flight from a smart client (one frame, one stored copy).
         .append("  hazelcast.map.eviction.inflight.heap.percent: off\n")
         .append(EvictionWaits.UNCAPPED_PASSES).toString();
