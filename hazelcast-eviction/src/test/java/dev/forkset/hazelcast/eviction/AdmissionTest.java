@@ -113,7 +113,7 @@ public class AdmissionTest {
     }
   }
 
-  /** A member of 256 MB with the default 25%: 64 MB in flight; one backup: 5 x the value. */
+  /** A member of 256 MB with the setting at 25%: 64 MB in flight; one backup: 5 x the value. */
   private Admission inFlight(int percent) {
     return new Admission("big", 1L << 40, "USED_HEAP_SIZE 1048576", true, () -> 0, metrics, 1,
         percent, 256L << 20);

@@ -66,7 +66,7 @@ public class GcAwareEvictionConfigTest {
     assertEquals(100, GcAwareEvictionConfig.read(p::get).inFlightHeapPercent);
     for (String bad : new String[] {"0", "101", "-5", "25%", "half"}) {
       assertRejected("hazelcast.map.eviction.inflight.heap.percent", bad,
-          "an integer from 1 to 100, or off", "Remove it for the default 25.");
+          "an integer from 1 to 100, or off", "Remove it for the default 50.");
     }
   }
 
