@@ -22,6 +22,14 @@ public final class ChunkedDataBuilder {
    * {@link HeapData#HEAP_DATA_OVERHEAD} bytes, as HeapData requires.
    */
   public ChunkedDataBuilder(int totalSize, int chunkSize) {
+    checkLayout(totalSize, chunkSize);
+    this.shift = Integer.numberOfTrailingZeros(chunkSize);
+    this.totalSize = totalSize;
+    this.chunks = new byte[chunkCount(totalSize, chunkSize)][];
+  }
+
+  /** Refuses a chunk size or a payload size that a {@link ChunkedData} cannot have. */
+  static void checkLayout(int totalSize, int chunkSize) {
     if (chunkSize < ChunkedData.MIN_CHUNK_SIZE || Integer.bitCount(chunkSize) != 1) {
       throw new IllegalArgumentException("chunk size " + chunkSize + ": must be a power of two of"
           + " at least " + ChunkedData.MIN_CHUNK_SIZE + " bytes");
@@ -30,9 +38,11 @@ public final class ChunkedDataBuilder {
       throw new IllegalArgumentException("payload of " + totalSize + " bytes: Data should be either"
           + " empty or contain at least " + HeapData.HEAP_DATA_OVERHEAD + " bytes");
     }
-    this.shift = Integer.numberOfTrailingZeros(chunkSize);
-    this.totalSize = totalSize;
-    this.chunks = new byte[(int) ((totalSize + (long) chunkSize - 1) >>> shift)][];
+  }
+
+  /** How many chunks of {@code chunkSize} (a power of two) hold {@code totalSize} bytes. */
+  static int chunkCount(int totalSize, int chunkSize) {
+    return (int) ((totalSize + (long) chunkSize - 1) / chunkSize);
   }
 
   /** Bytes still expected. */

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.impl.HeapData;
@@ -55,6 +56,29 @@ public class ChunkedDataTest {
     byte[] bytes = new byte[size];
     random.nextBytes(bytes);
     return bytes;
+  }
+
+  /**
+   * A copy of a payload owns its bytes (the frame it came from may be reused or changed) and
+   * refuses the chunk and payload sizes a builder refuses.
+   */
+  @Test
+  public void copyOfPayload_ownsItsBytes_andRefusesBadLayouts() {
+    byte[] payload = payload(new Random(7), 1000);
+    byte[] before = payload.clone();
+    ChunkedData chunked = ChunkedData.copyOf(payload, 64);
+    java.util.Arrays.fill(payload, (byte) 0x5a);
+    assertArrayEquals(before, chunked.toByteArray());
+    assertEquals(new HeapData(before), chunked);
+    for (int[] bad : new int[][] {{1000, 24}, {1000, 8}, {5, 16}}) {
+      try {
+        ChunkedData.copyOf(new byte[bad[0]], bad[1]);
+        fail("payload " + bad[0] + ", chunk size " + bad[1] + " accepted");
+      } catch (IllegalArgumentException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("chunk size " + bad[1])
+            || expected.getMessage().contains("payload of " + bad[0]));
+      }
+    }
   }
 
   @Test
