@@ -144,6 +144,8 @@ final class ChunkedValuesBench {
     double allocPerGet;
     double gcMsPerPut;
     double gcMsPerGet;
+    double cpuMsPerPut;
+    double cpuMsPerGet;
     int entries;
   }
 
@@ -157,10 +159,11 @@ final class ChunkedValuesBench {
         int f = (k + r) % labels.length;
         runs[f][r] = throughputRun(flavors[f], chunked[f], r);
         System.out.printf("[bench chunked 5m] round %d %s: %.1f puts/s, %.1f gets/s, %.1f MB"
-            + " allocated per put, %.1f per get, GC %.1f ms per put, %.1f per get, %d entries%n",
+            + " allocated per put, %.1f per get, GC %.1f ms per put, %.1f per get, CPU %.2f ms per"
+            + " put, %.2f per get, %d entries%n",
             r + 1, labels[f], runs[f][r].puts, runs[f][r].gets, runs[f][r].allocPerPut / MB,
             runs[f][r].allocPerGet / MB, runs[f][r].gcMsPerPut, runs[f][r].gcMsPerGet,
-            runs[f][r].entries);
+            runs[f][r].cpuMsPerPut, runs[f][r].cpuMsPerGet, runs[f][r].entries);
       }
     }
     ResultTable rounds = new ResultTable("round", "stock puts/s", "fork (on) puts/s",
@@ -177,7 +180,8 @@ final class ChunkedValuesBench {
     }
     ResultTable medians = new ResultTable("member", "puts/s (median)", "gets/s (median)",
         "allocated per put (median)", "allocated per get (median)", "GC ms per put (median)",
-        "GC ms per get (median)", "entries held");
+        "GC ms per get (median)", "member CPU ms per put (median)",
+        "member CPU ms per get (median)", "entries held");
     double[] putMedian = new double[labels.length];
     double[] getMedian = new double[labels.length];
     for (int k = 0; k < labels.length; k++) {
@@ -187,6 +191,8 @@ final class ChunkedValuesBench {
       double[] ag = new double[ROUNDS];
       double[] gp = new double[ROUNDS];
       double[] gg = new double[ROUNDS];
+      double[] cp = new double[ROUNDS];
+      double[] cg = new double[ROUNDS];
       int[] e = new int[ROUNDS];
       for (int r = 0; r < ROUNDS; r++) {
         p[r] = runs[k][r].puts;
@@ -195,13 +201,16 @@ final class ChunkedValuesBench {
         ag[r] = runs[k][r].allocPerGet;
         gp[r] = runs[k][r].gcMsPerPut;
         gg[r] = runs[k][r].gcMsPerGet;
+        cp[r] = runs[k][r].cpuMsPerPut;
+        cg[r] = runs[k][r].cpuMsPerGet;
         e[r] = runs[k][r].entries;
       }
       putMedian[k] = median(p);
       getMedian[k] = median(g);
       medians.row(labels[k], ResultTable.num(putMedian[k], 1), ResultTable.num(getMedian[k], 1),
           ResultTable.num(median(ap) / MB, 2) + " MB", ResultTable.num(median(ag) / MB, 2) + " MB",
-          ResultTable.num(median(gp), 1), ResultTable.num(median(gg), 1), Arrays.toString(e));
+          ResultTable.num(median(gp), 1), ResultTable.num(median(gg), 1),
+          ResultTable.num(median(cp), 2), ResultTable.num(median(cg), 2), Arrays.toString(e));
     }
     report.append(String.format("%n## Puts and gets per second at 5 MB, stock vs fork (one"
         + " member, -Xmx1g, G1 4 MB regions, USED_HEAP_SIZE %d MB, one client thread; %d puts"
@@ -225,7 +234,7 @@ final class ChunkedValuesBench {
     String name = "bench-chunked-5m-" + flavor.name().toLowerCase()
         + (chunked == null ? "" : "-" + chunked) + "-" + round;
     try (HazelcastCluster c = HazelcastCluster.builder(name).members(1).flavor(flavor)
-        .heap("1g").jvmArgs(ChunkedLargeValuesIT.G1_4M)
+        .heap("1g").jvmArgs(ChunkedLargeValuesIT.G1_4M).jvmArgs(profilingArgs(name))
         .config(EvictionMaps.usedHeapMap("tput5m", LIMIT_MB, 0, extra)).start()) {
       MemberProcess m = c.member(0);
       IMap<Integer, byte[]> map = c.client().getMap("tput5m");
@@ -236,11 +245,13 @@ final class ChunkedValuesBench {
       Rates r = new Rates();
       Map<Long, Long> before = allocated(m);
       long gc = gcMillis(m);
+      long cpu = cpuNanos(m);
       long t = System.nanoTime();
       for (int i = WARM; i < WARM + PUTS; i++) {
         map.set(i, v);
       }
       r.puts = PUTS / ((System.nanoTime() - t) / 1e9);
+      r.cpuMsPerPut = (cpuNanos(m) - cpu) / 1e6 / PUTS;
       r.gcMsPerPut = (gcMillis(m) - gc) / (double) PUTS;
       r.allocPerPut = delta(before, allocated(m)) / (double) PUTS;
       EvictionWaits.drain(c.client(), map);
@@ -248,6 +259,7 @@ final class ChunkedValuesBench {
       r.entries = keys.size();
       before = allocated(m);
       gc = gcMillis(m);
+      cpu = cpuNanos(m);
       t = System.nanoTime();
       long bytes = 0;
       for (int i = 0; i < GETS; i++) {
@@ -255,14 +267,39 @@ final class ChunkedValuesBench {
         bytes += got == null ? 0 : got.length;
       }
       r.gets = GETS / ((System.nanoTime() - t) / 1e9);
+      r.cpuMsPerGet = (cpuNanos(m) - cpu) / 1e6 / GETS;
       r.gcMsPerGet = (gcMillis(m) - gc) / (double) GETS;
       r.allocPerGet = delta(before, allocated(m)) / (double) GETS;
       if (bytes < (long) GETS * VALUE) {
         throw new AssertionError(name + ": a get found no value (" + bytes + " bytes read)");
       }
       c.assertAllAlive();
+      if (profilingArgs(name).length > 0) {
+        // A recording is written at an orderly exit only (dumponexit), not at the harness's kill.
+        m.shutdownGracefully(java.time.Duration.ofSeconds(60));
+      }
       return r;
     }
+  }
+
+  /**
+   * Extra member JVM flags for profiling a run, from {@code -Dbench.member.jvmArgs} (words
+   * separated by spaces; {@code {run}} becomes the run's name, e.g.
+   * {@code -XX:StartFlightRecording=filename=/tmp/{run}.jfr}): every flavor gets the same flags.
+   */
+  private static String[] profilingArgs(String run) {
+    String args = System.getProperty("bench.member.jvmArgs", "").trim();
+    return args.isEmpty() ? new String[0] : args.replace("{run}", run).split("\\s+");
+  }
+
+  /**
+   * The CPU time the member's process has used so far (every thread: the operation and I/O
+   * threads, and the collector's workers, which the pauses and the concurrent cycles run on).
+   */
+  private static long cpuNanos(MemberProcess m) throws Exception {
+    return ManagementFactory.newPlatformMXBeanProxy(m.jmx(),
+        ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
+        com.sun.management.OperatingSystemMXBean.class).getProcessCpuTime();
   }
 
   /**
