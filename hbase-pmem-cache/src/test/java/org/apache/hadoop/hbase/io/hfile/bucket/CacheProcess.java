@@ -32,7 +32,7 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
  * CacheProcess gone   ioengine persistence capacity seed count blockSize [k=v]...
  *   caches count blocks, reads every block 40 times (so the read path, BucketCache's and the
  *   caller's, is compiled), prints ENTRY i file position length for each and CACHED, waits for a
- *   line from the parent (which truncates a cache file meanwhile), then reads every block three
+ *   line from the parent (which punches a hole into one block and truncates the file meanwhile), then reads every block three
  *   times, printing ROUND r and one outcome digit per block (0 correct, 1 missing, 2 wrong),
  *   then INMAP and one digit per block (1 while its entry is in the backing map), reads the
  *   blocks 40 more times, caches count other blocks and prints NEW and their outcomes, then
