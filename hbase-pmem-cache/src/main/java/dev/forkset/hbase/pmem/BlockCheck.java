@@ -65,7 +65,7 @@ final class BlockCheck {
   ByteBuffer header(BlockCacheKey key, int bodyLength, ByteBuffer[] body) {
     ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
     h.putInt(MAGIC).putInt(bodyLength).putLong(epoch).putLong(keyHash(key)).putInt(0);
-    h.putInt(checksum(h, body));
+    h.putInt(checksum(h, body, true));
     h.flip();
     return h;
   }
@@ -73,10 +73,21 @@ final class BlockCheck {
   /**
    * Compares a stored block with what its entry expects.
    * @param header the {@link #HEADER_SIZE} stored header bytes, from position 0
-   * @param body   the stored body, {@code bodyLength} bytes over one or more buffers
+   * @param body   the stored body, {@code bodyLength} bytes over one or more buffers, none of
+   *               them a mapping (copies read from the files): summed in place
    * @return null when the block is intact, else why it is not
    */
   String mismatch(BlockCacheKey key, int bodyLength, ByteBuffer header, ByteBuffer[] body) {
+    return mismatch(key, bodyLength, header, body, false);
+  }
+
+  /**
+   * {@link #mismatch(BlockCacheKey, int, ByteBuffer, ByteBuffer[])}; {@code key} null skips the
+   * key (a read without it); {@code mapped} says the body may be mapped memory (copied to the
+   * heap in chunks before it is summed, see note 4).
+   */
+  String mismatch(BlockCacheKey key, int bodyLength, ByteBuffer header, ByteBuffer[] body,
+      boolean mapped) {
     int magic = header.getInt(0);
     if (magic != MAGIC) {
       return "no block header (magic " + Integer.toHexString(magic) + ")";
@@ -84,7 +95,7 @@ final class BlockCheck {
     if (header.getLong(8) != epoch) {
       return "written by another cache (epoch " + Long.toHexString(header.getLong(8)) + ")";
     }
-    if (header.getLong(16) != keyHash(key)) {
+    if (key != null && header.getLong(16) != keyHash(key)) {
       return "holds another key's block";
     }
     if (header.getInt(4) != bodyLength) {
@@ -92,18 +103,27 @@ final class BlockCheck {
     }
     ByteBuffer checked = header.duplicate();
     checked.limit(CHECKED_HEADER_BYTES).position(CHECKED_HEADER_BYTES);
-    if (header.getInt(CHECKED_HEADER_BYTES) != checksum(checked, body)) {
+    if (header.getInt(CHECKED_HEADER_BYTES) != checksum(checked, body, mapped)) {
       return "fails its " + crc.name();
     }
     return null;
   }
 
-  /** Checksum of the first 28 header bytes (position 28 of {@code h}) and the body. */
-  private int checksum(ByteBuffer h, ByteBuffer[] body) {
+  /**
+   * Checksum of the first 28 header bytes (position 28 of {@code h}) and the body; a body that
+   * may be mapped memory is copied to the heap first (note 4), a copy is summed in place.
+   */
+  private int checksum(ByteBuffer h, ByteBuffer[] body, boolean mapped) {
     Checksum c = crc.create();
     ByteBuffer prefix = h.duplicate();
     prefix.flip();
     crc.update(c, prefix);
+    if (!mapped) {
+      for (ByteBuffer b : body) {
+        crc.update(c, b.duplicate());
+      }
+      return (int) c.getValue();
+    }
     byte[] chunk = SCRATCH.get();
     ByteBuffer heap = ByteBuffer.wrap(chunk);
     for (ByteBuffer b : body) {

@@ -2,7 +2,6 @@ package dev.forkset.hbase.pmem;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.RandomAccessFile;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -23,8 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cache's memory: one mapping per {@link Layout} segment, writes into them, zero-copy views
- * of them, and forcing what was written to the device.
+ * The cache's memory: one mapping per {@link Layout} segment, writes into them, reads of blocks
+ * from the files (one positional read into the reader's buffer), zero-copy views (opt-in reads,
+ * tests), and forcing what was written to the device.
  *
  * <p>Implementation notes:
  * <ol>
@@ -99,18 +99,25 @@ final class Mappings {
   private final DirtyRuns[] dirty;
   private final Object[] forceLocks;
   private volatile Forcer forcer = JDK_FORCE;
-  /** Never interrupted (shutdown(), not shutdownNow()): see {@link #check}. */
+  /** Never interrupted (shutdown(), not shutdownNow()): see {@link #readFully}. */
   private final ExecutorService checkers = newCheckers();
+  /**
+   * Whether every channel is immune to interrupts ({@link Uninterruptible}): then reads run on
+   * the caller's thread; else on the checker threads.
+   */
+  private final boolean uninterruptible;
 
   /**
    * Maps every segment.
+   * @param uninterruptible whether every channel was made immune to interrupts
    * @throws IOException naming the path when a mapping fails or MAP_SYNC is required and refused
    */
   Mappings(Layout layout, FileChannel[] channels, List<File> paths,
-      PmemCacheConfig.MapSync mode) throws IOException {
+      PmemCacheConfig.MapSync mode, boolean uninterruptible) throws IOException {
     this.layout = layout;
     this.channels = channels;
     this.paths = paths;
+    this.uninterruptible = uninterruptible;
     int n = layout.segmentCount();
     this.mapSync = new boolean[layout.pathCount()];
     MappedByteBuffer[] segs = new MappedByteBuffer[n];
@@ -189,8 +196,18 @@ final class Mappings {
     return segs;
   }
 
-  /** Copies the remaining bytes of {@code src} to logical offset {@code offset}. */
+  /**
+   * Copies the remaining bytes of {@code src} to logical offset {@code offset}.
+   * @throws CacheFileCutException when a file ends before the bytes' place (see
+   *         {@link #requireStored})
+   */
   void write(long offset, ByteBuff src) throws IOException {
+    requireStored(offset, src.remaining());
+    writeUnchecked(offset, src);
+  }
+
+  /** {@link #write(long, ByteBuff)} after the caller ran {@link #requireStored} for the range. */
+  void writeUnchecked(long offset, ByteBuff src) throws IOException {
     MappedByteBuffer[] segs = live();
     int len = src.remaining();
     checkRange(offset, len);
@@ -217,6 +234,44 @@ final class Mappings {
   void write(long offset, ByteBuffer src) throws IOException {
     write(offset, ByteBuff.wrap(src.slice()));
     src.position(src.limit());
+  }
+
+  /** {@link #write(long, ByteBuffer)} after the caller ran {@link #requireStored}. */
+  void writeUnchecked(long offset, ByteBuffer src) throws IOException {
+    writeUnchecked(offset, ByteBuff.wrap(src.slice()));
+    src.position(src.limit());
+  }
+
+  /**
+   * Refuses a write into a page past the end of its file: a store into such a page of a mapping
+   * raises SIGBUS (an asynchronous InternalError on JDK 9+, a crash in the copy stub on JDK 8).
+   * A file is only ever that short when another process cut it under the running cache (one
+   * that ignores the lock). The file could still be cut between this look and the copy; the
+   * window is the copy's (microseconds), not the cache's lifetime. The length is an fstat of
+   * the locked descriptor (or, when the channels are interruptible, a stat of the path, which
+   * is the locked file unless it was renamed away meanwhile).
+   * @throws CacheFileCutException when a file ends before the range does
+   */
+  void requireStored(long offset, int len) throws IOException {
+    live();
+    checkRange(offset, len);
+    long pos = offset;
+    int left = len;
+    while (left > 0) {
+      int s = layout.segmentOf(pos);
+      int in = layout.offsetInSegment(pos);
+      int n = (int) Math.min(left, layout.segmentLength(s) - in);
+      int path = layout.fileOf(s);
+      long end = layout.fileOffset(s) + in + n;
+      long now = uninterruptible ? channels[path].size() : paths.get(path).length();
+      if (now < end) {
+        throw new CacheFileCutException("pmem cache file " + paths.get(path) + " was cut to "
+            + now + " bytes under the running cache (by a process that ignores its lock): a"
+            + " block ending at byte " + end + " of it cannot be stored");
+      }
+      pos += n;
+      left -= n;
+    }
   }
 
   /** Views of {@code len} bytes at {@code offset}: shared memory, nothing copied. */
@@ -259,34 +314,71 @@ final class Mappings {
 
   /**
    * Reads {@code len} bytes at {@code offset} from the files with positional reads, not through
-   * the mappings, and applies {@code check} to them, on a checker thread.
+   * the mappings, and applies {@code check} to them.
    *
    * <p>A page with nothing behind it (a truncated file, a media error) makes such a read fail with
    * an IOException at once; touched through a mapping it raises SIGBUS, which the JVM reports as
    * an asynchronous InternalError some time later, or, in an intrinsic such as CRC32C, by
-   * crashing. The reads run on the checker threads, which nothing interrupts: an interrupted
-   * thread's read closes its FileChannel (ClosedByInterruptException), and closing a descriptor
-   * of a file releases this process's lock on it, so a caller's interrupt (a cancelled prefetch,
-   * a region closing) would end every later check and free the files to another process. An
-   * interrupted caller stops waiting instead (InterruptedIOException) and the read finishes on
-   * its own. The bytes are in a buffer of the checker thread, reused: valid during
-   * {@code check} only.
+   * crashing. A FileChannel read by an interrupted thread closes the channel
+   * (ClosedByInterruptException), and closing a descriptor of a file releases this process's
+   * lock on it, so a caller's interrupt (a cancelled prefetch, a region closing) would end every
+   * later read and free the files to another process. So the reads run on the caller's thread
+   * only when every channel is immune to interrupts ({@link Uninterruptible}); otherwise on the
+   * checker threads, which nothing interrupts, and an interrupted caller waits for the read to
+   * end (it has its interrupt set again after). The bytes are in a reused buffer of the reading
+   * thread: valid during {@code check} only.
    */
   <T> T check(long offset, int len, BytesCheck<T> check) throws IOException {
     live();
     checkRange(offset, len);
+    if (uninterruptible) {
+      return check.apply(read(offset, len));
+    }
+    return onChecker(offset, () -> check.apply(read(offset, len)));
+  }
+
+  /**
+   * Reads {@code dst.remaining()} bytes at logical offset {@code offset} into {@code dst} with
+   * positional reads of the files (one per segment the range touches; one for any block that
+   * does not cross a 1 GiB segment boundary), never through the mappings: a page that is gone
+   * (a truncated file, a media error) is an IOException here, where touched through a mapping it
+   * is an asynchronous InternalError or a crash. On the caller's thread when the channels are
+   * immune to interrupts, else on a checker thread (see {@link #check}).
+   * @throws IOException when the bytes cannot be read (truncated file, device error, shut down)
+   */
+  void readFully(long offset, ByteBuffer dst) throws IOException {
+    live();
+    checkRange(offset, dst.remaining());
+    if (uninterruptible) {
+      readInto(offset, dst);
+    } else {
+      onChecker(offset, () -> {
+        readInto(offset, dst);
+        return null;
+      });
+    }
+  }
+
+  /** Runs {@code task} on a checker thread, which nothing interrupts, and waits for it. */
+  private <T> T onChecker(long offset, java.util.concurrent.Callable<T> task)
+      throws IOException {
     Future<T> result;
     try {
-      result = checkers.submit(() -> check.apply(read(offset, len)));
+      result = checkers.submit(task);
     } catch (RejectedExecutionException e) {
       throw new IOException("the pmem cache is shut down");
     }
+    // Waits out an interrupt (and sets it again after): a read fills the caller's buffer, which
+    // the caller releases (to a pool) when this returns, so the task must be over by then.
+    boolean interrupted = false;
     try {
-      return result.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for a check of the pmem cache"
-          + " block at " + offset);
+      while (true) {
+        try {
+          return result.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
       if (c instanceof IOException) {
@@ -298,11 +390,15 @@ final class Mappings {
       if (c instanceof Error) {
         throw (Error) c;
       }
-      throw new IOException(c);
+      throw new IOException("pmem cache block at " + offset + ": " + c, c);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
-  /** The checker thread's reused buffer, holding {@code len} bytes read at {@code offset}. */
+  /** The thread's reused buffer, holding {@code len} bytes read at {@code offset}. */
   private ByteBuffer read(long offset, int len) throws IOException {
     ByteBuffer out = SCRATCH.get();
     if (out.capacity() < len) {
@@ -311,28 +407,38 @@ final class Mappings {
     }
     out.clear();
     out.limit(len);
+    readInto(offset, out);
+    out.flip();
+    return out;
+  }
+
+  /** Fills {@code out} from logical offset {@code offset}, on this thread. */
+  private void readInto(long offset, ByteBuffer out) throws IOException {
     long pos = offset;
     while (out.hasRemaining()) {
       int s = layout.segmentOf(pos);
       int in = layout.offsetInSegment(pos);
       int n = (int) Math.min(out.remaining(), layout.segmentLength(s) - in);
-      ByteBuffer part = out.duplicate();
-      part.limit(part.position() + n);
+      int path = layout.fileOf(s);
       long at = layout.fileOffset(s) + in;
-      while (part.hasRemaining()) {
-        if (channels[layout.fileOf(s)].read(part, at + part.position() - out.position()) < 0) {
-          throw new IOException("pmem cache file " + paths.get(layout.fileOf(s)) + " ends before"
-              + " byte " + (at + part.position() - out.position()) + ": it was truncated");
+      int limit = out.limit();
+      out.limit(out.position() + n);
+      try {
+        while (out.hasRemaining()) {
+          long now = at + n - out.remaining();
+          if (channels[path].read(out, now) < 0) {
+            throw new IOException("pmem cache file " + paths.get(path) + " ends before byte "
+                + (at + n) + ": it was truncated (by a process that ignores its lock?)");
+          }
         }
+      } finally {
+        out.limit(limit);
       }
-      out.position(out.position() + n);
       pos += n;
     }
-    out.flip();
-    return out;
   }
 
-  /** Per checker thread; grows to the largest block checked. */
+  /** Per checking thread; grows to the largest block checked. */
   private static final ThreadLocal<ByteBuffer> SCRATCH =
       ThreadLocal.withInitial(() -> ByteBuffer.allocate(64 * 1024));
 

@@ -134,6 +134,19 @@ public final class PmemCacheConfig {
       "How long start-up waits for another process to release the cache files (a RegionServer"
           + " still exiting) before it fails naming that process.");
 
+  public static final Setting READ = add("hbase.bucketcache.pmem.read", "copy",
+      "copy, mapped",
+      "copy: a read takes its block from the cache file with one positional read (pread) into"
+          + " a buffer of BucketCache's allocator and checks it (header and checksum) before it"
+          + " is served; a page that is gone under the running cache (a file truncated by"
+          + " another process, a media error, a punched hole) costs that block (evicted, read"
+          + " from HDFS), never the JVM. mapped: zero copy, a read hands out a view of the"
+          + " mapped file, checked only while recovered blocks are verified. RISK: with mapped,"
+          + " a page that goes away under a running cache crashes the JVM (SIGBUS in the copy,"
+          + " JDK 8) or kills the reading thread with an asynchronous InternalError (JDK 9+),"
+          + " and a page turned to zeros is served; use it only where nothing but this"
+          + " RegionServer can touch the files and the device reports no media errors.");
+
   /** MAP_SYNC modes of {@link #MAP_SYNC}. */
   public enum MapSync {
     AUTO, REQUIRE, OFF
@@ -151,9 +164,12 @@ public final class PmemCacheConfig {
   private final MapSync mapSync;
   private final long lockWaitMillis;
   private final String mapDigestAlgorithm;
+  private final boolean readMapped;
 
   private PmemCacheConfig(List<File> paths, long capacity, File persistencePath,
-      long mappingSize, MapSync mapSync, long lockWaitMillis, String mapDigestAlgorithm) {
+      long mappingSize, MapSync mapSync, long lockWaitMillis, String mapDigestAlgorithm,
+      boolean readMapped) {
+    this.readMapped = readMapped;
     this.paths = Collections.unmodifiableList(paths);
     this.capacity = capacity;
     this.persistencePath = persistencePath;
@@ -258,8 +274,20 @@ public final class PmemCacheConfig {
     } catch (java.security.NoSuchAlgorithmException e) {
       throw bad(MAP_DIGEST, digest, "Remove it for the default " + MAP_DIGEST.defaultValue);
     }
+    String read = conf.get(READ.name, READ.defaultValue);
+    boolean readMapped;
+    switch (read.trim().toLowerCase(Locale.ROOT)) {
+      case "copy":
+        readMapped = false;
+        break;
+      case "mapped":
+        readMapped = true;
+        break;
+      default:
+        throw bad(READ, read, "Remove it for the default " + READ.defaultValue);
+    }
     return new PmemCacheConfig(paths, capacity, persistence, mappingSize, mapSync, lockWait,
-        digest);
+        digest, readMapped);
   }
 
   private static File canonical(Setting s, String value, String path) {
@@ -338,6 +366,11 @@ public final class PmemCacheConfig {
     return lockWaitMillis;
   }
 
+  /** Whether reads hand out views of the mappings (opt-in, see {@link #READ}). */
+  public boolean readMapped() {
+    return readMapped;
+  }
+
   /** The digest algorithm of the persisted map's checksum. */
   public String mapDigestAlgorithm() {
     return mapDigestAlgorithm;
@@ -347,6 +380,6 @@ public final class PmemCacheConfig {
   public String toString() {
     return "paths=" + paths + ", capacity=" + capacity + ", persistent.path=" + persistencePath
         + ", mapping.size=" + mappingSize + ", map.sync=" + mapSync.name().toLowerCase(Locale.ROOT)
-        + ", lock.wait.ms=" + lockWaitMillis;
+        + ", lock.wait.ms=" + lockWaitMillis + ", read=" + (readMapped ? "mapped" : "copy");
   }
 }

@@ -20,6 +20,7 @@ import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.hadoop.hbase.HBaseIOException;
+import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.slf4j.Logger;
@@ -110,10 +111,24 @@ public final class PmemStore {
     boolean[] created = new boolean[n];
     boolean ok = false;
     try {
+      String interruptible = null;
       for (int i = 0; i < n; i++) {
         File f = paths.get(i);
         channels[i] = openOrCreate(f, created, i);
+        // Before the lock: from here on no interrupt of any thread using the channel can close
+        // it (and so drop the lock); see Uninterruptible.
+        String why = Uninterruptible.apply(channels[i]);
+        if (why != null) {
+          interruptible = why;
+        }
         locks[i] = CacheLock.acquire(f, channels[i], config.lockWaitMillis());
+      }
+      if (interruptible != null) {
+        LOG.warn("pmem cache: the cache files' channels cannot be made immune to interrupts ({});"
+            + " reads and checks run on threads of their own so that an interrupted reader"
+            + " cannot close a file and drop its lock, at the cost of a thread hand-off per read."
+            + " Add --add-exports java.base/sun.nio.ch=ALL-UNNAMED (or --add-opens) to the"
+            + " RegionServer's JVM options to read on the caller's thread", interruptible);
       }
       Identity id = readIdentity(layout, paths, channels);
       File map = config.persistencePath();
@@ -133,7 +148,8 @@ public final class PmemStore {
           Preallocation.preallocate(paths.get(i), channels[i], layout.fileLength(i), true);
         }
       }
-      Mappings mappings = new Mappings(layout, channels, paths, config.mapSync());
+      Mappings mappings = new Mappings(layout, channels, paths, config.mapSync(),
+          interruptible == null);
       mapped = mappings;
 
       // Every check has passed: from here on the engine writes.
@@ -359,17 +375,149 @@ public final class PmemStore {
       throw new IllegalArgumentException("entry of " + entryLength + " bytes for a body of "
           + block.remaining() + " + " + metadata.remaining());
     }
+    mappings.requireStored(offset, entryLength);
     long body = offset + BlockCheck.HEADER_SIZE;
     int blockLength = block.remaining();
-    mappings.write(body, block.duplicate());
-    mappings.write(body + blockLength, metadata.duplicate());
+    mappings.writeUnchecked(body, block.duplicate());
+    mappings.writeUnchecked(body + blockLength, metadata.duplicate());
     ByteBuffer header = check.header(key, bodyLength, mappings.slices(body, bodyLength));
-    mappings.write(offset, header);
+    mappings.writeUnchecked(offset, header);
   }
 
-  /** The stored bytes of the block at {@code offset}, without its header; nothing copied. */
+  /**
+   * The stored bytes of the block at {@code offset}, without its header; nothing copied: views
+   * of the mappings (reads with {@code hbase.bucketcache.pmem.read=mapped} only, see
+   * {@link #readBlock} for why the default reads copies).
+   */
   public ByteBuffer[] blockBody(long offset, int entryLength) throws IOException {
     return mappings.slices(offset + BlockCheck.HEADER_SIZE, entryLength - BlockCheck.HEADER_SIZE);
+  }
+
+  /** Whether reads hand out views of the mappings (opt-in) rather than checked copies. */
+  public boolean readsMapped() {
+    return config.readMapped();
+  }
+
+  /**
+   * Reads the block at {@code offset} from its file into a buffer of {@code allocator}, checks it
+   * and returns its stored bytes without the header (position 0, limit the body length; release
+   * it when done).
+   *
+   * <p>One positional read of the whole entry (header and body; one more only when the entry
+   * crosses a segment boundary or the allocator hands out several buffers) straight into the
+   * allocator's buffer (a pooled direct buffer in a RegionServer: the kernel copies the page
+   * cache or DAX memory into it, nothing else copies), as stock {@code file:} reads. Never
+   * through the mappings: a page with nothing behind it (a file truncated by another process, a
+   * media error) raises SIGBUS when touched through a mapping, which the JVM turns into a crash
+   * in the copy stub (JDK 8) or an asynchronous InternalError delivered past any catch (JDK 9+),
+   * wherever the reading thread is then; a positional read fails at once (EOF, EIO) and costs
+   * that block. Then the whole check (magic, epoch, key, length, CRC of header and body, summed
+   * in place in the copy): a punched hole or a torn page reads as zeros through the file as
+   * through a mapping, and only the checksum tells. A failing block is an HBaseIOException, which
+   * BucketCache answers by evicting the block (the read goes to HDFS).
+   *
+   * @param key        null to check everything but the key (a read without the key)
+   * @param recovering whether the block belongs to a recovered map whose pass is not over (the
+   *                   read is counted as such a check)
+   * @throws HBaseIOException when the block cannot be read or fails its check
+   */
+  public ByteBuff readBlock(BlockCacheKey key, long offset, int entryLength,
+      ByteBuffAllocator allocator, boolean recovering) throws IOException {
+    if (entryLength < BlockCheck.HEADER_SIZE) {
+      throw new HBaseIOException("pmem cache block " + key + " at " + offset + ": an entry of "
+          + entryLength + " bytes cannot hold a block header");
+    }
+    int bodyLength = entryLength - BlockCheck.HEADER_SIZE;
+    ByteBuff dst = allocator.allocate(entryLength);
+    boolean handedOut = false;
+    try {
+      String why;
+      try {
+        ByteBuffer[] parts = dst.nioByteBuffers();
+        long at = offset;
+        int left = entryLength;
+        for (int i = 0; i < parts.length && left > 0; i++) {
+          ByteBuffer part = parts[i].duplicate();
+          part.limit(Math.min(part.limit(), part.position() + left));
+          int n = part.remaining();
+          mappings.readFully(at, part);
+          at += n;
+          left -= n;
+        }
+        if (left > 0) {
+          throw new IOException("the allocator gave " + (entryLength - left) + " of "
+              + entryLength + " bytes");
+        }
+        why = check.mismatch(key, bodyLength, header(dst), range(dst, BlockCheck.HEADER_SIZE,
+            entryLength), false);
+      } catch (java.nio.channels.ClosedChannelException e) {
+        throw e; // shut down (or, without Uninterruptible, closed): not a damaged block
+      } catch (IOException e) {
+        if (!mappings.isLive()) {
+          throw e; // shut down, not a damaged block
+        }
+        why = "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
+            + " truncated by another process";
+      }
+      if (recovering) {
+        stats.readChecked(why == null);
+      }
+      if (why != null) {
+        if (readFailures.getAndIncrement() == 0) {
+          LOG.warn("pmem cache: block {} at {}: {}; it is evicted and read from HDFS (the first"
+              + " such read is logged, the rest at DEBUG)", key, offset, why);
+        } else {
+          LOG.debug("pmem cache: block {} at {}: {}", key, offset, why);
+        }
+        throw new HBaseIOException("pmem cache block " + key + " at " + offset + ": " + why);
+      }
+      dst.position(BlockCheck.HEADER_SIZE).limit(entryLength);
+      ByteBuff body = dst.slice(); // shares dst's reference count: releasing it frees dst
+      handedOut = true;
+      return body;
+    } finally {
+      if (!handedOut) {
+        dst.release();
+      }
+    }
+  }
+
+  /** Reads that found their block unreadable or failing its check. */
+  private final java.util.concurrent.atomic.AtomicLong readFailures =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The header bytes at the start of {@code entry}, from position 0. */
+  private static ByteBuffer header(ByteBuff entry) {
+    ByteBuffer first = entry.nioByteBuffers()[0];
+    if (first.limit() >= BlockCheck.HEADER_SIZE) {
+      ByteBuffer h = first.duplicate();
+      h.position(0).limit(BlockCheck.HEADER_SIZE);
+      return h.slice();
+    }
+    ByteBuffer h = ByteBuffer.allocate(BlockCheck.HEADER_SIZE);
+    for (int i = 0; i < BlockCheck.HEADER_SIZE; i++) {
+      h.put(i, entry.get(i));
+    }
+    return h;
+  }
+
+  /** Views of bytes [from, to) of {@code entry}, over its buffers (no copy). */
+  private static ByteBuffer[] range(ByteBuff entry, int from, int to) {
+    ByteBuffer[] parts = entry.nioByteBuffers();
+    List<ByteBuffer> out = new ArrayList<>(parts.length);
+    int start = 0;
+    for (ByteBuffer p : parts) {
+      int end = start + p.limit();
+      int a = Math.max(from, start);
+      int b = Math.min(to, end);
+      if (a < b) {
+        ByteBuffer v = p.duplicate();
+        v.limit(b - start).position(a - start);
+        out.add(v.slice());
+      }
+      start = end;
+    }
+    return out.toArray(new ByteBuffer[0]);
   }
 
 
@@ -437,7 +585,10 @@ public final class PmemStore {
 
   // ---- raw bytes (no header; IOEngine.write and tests) ---------------------------------------
 
-  /** Copies the remaining bytes of {@code src} to logical offset {@code offset}. */
+  /**
+   * Copies the remaining bytes of {@code src} to logical offset {@code offset}.
+   * @throws CacheFileCutException when its file was cut before that place
+   */
   public void write(ByteBuff src, long offset) throws IOException {
     mappings.write(offset, src);
   }

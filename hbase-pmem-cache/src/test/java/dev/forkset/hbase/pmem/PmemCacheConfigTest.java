@@ -40,6 +40,9 @@ public class PmemCacheConfigTest {
     assertEquals(10_000, c.lockWaitMillis());
     assertEquals("MD5", c.mapDigestAlgorithm());
     assertNull(c.persistencePath());
+    assertFalse("reads of the mappings must be opt-in", c.readMapped());
+    assertTrue(parse("pmem:/tmp/a/cache", PmemCacheConfig.READ.name, " Mapped ").readMapped());
+    assertFalse(parse("pmem:/tmp/a/cache", PmemCacheConfig.READ.name, "copy").readMapped());
   }
 
   @Test
@@ -68,6 +71,7 @@ public class PmemCacheConfigTest {
     assertRejected(PmemCacheConfig.LOCK_WAIT.name, "11m", io);
     assertRejected(PmemCacheConfig.LOCK_WAIT.name, "-5s", io);
     assertRejected(PmemCacheConfig.MAP_DIGEST.name, "NOPE-512", io);
+    assertRejected(PmemCacheConfig.READ.name, "zero-copy", io);
     Configuration c = new Configuration(false);
     c.set(PmemCacheConfig.ENGINE.name, "other");
     try {

@@ -62,6 +62,137 @@ public class PmemStoreTest {
     return offset;
   }
 
+  /**
+   * A read hands out a copy in the allocator's buffers, here two pooled direct ones (the entry is
+   * larger than one), read from the files: the bytes are right, the header is not in them, a
+   * later write to the slot does not show through, and releasing the body returns both buffers.
+   */
+  @Test
+  public void readBlock_copiesTheBodyIntoPooledBuffers() throws IOException {
+    Configuration conf = new Configuration(false);
+    conf.setInt(org.apache.hadoop.hbase.io.ByteBuffAllocator.BUFFER_SIZE_KEY, 4096);
+    conf.setInt(org.apache.hadoop.hbase.io.ByteBuffAllocator.MIN_ALLOCATE_SIZE_KEY, 0);
+    org.apache.hadoop.hbase.io.ByteBuffAllocator pool =
+        org.apache.hadoop.hbase.io.ByteBuffAllocator.create(conf, true);
+    PmemStore s = open();
+    try {
+      long offset = writeBlock(s); // crosses from segment 0 (file a) into segment 1 (file b)
+      ByteBuff got = s.readBlock(KEY, offset, BlockCheck.HEADER_SIZE + 5013, pool, false);
+      try {
+        assertEquals(0, got.position());
+        assertEquals(5013, got.remaining());
+        assertEquals("buffers taken from the pool", 2, pool.getUsedBufferCount());
+        byte[] back = new byte[5013];
+        got.get(back);
+        for (int i = 0; i < 5000; i++) {
+          assertEquals("byte " + i, (byte) (i * 7), back[i]);
+        }
+        s.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {42})),
+            offset + BlockCheck.HEADER_SIZE);
+        assertEquals("a copy, not a view", 0, got.get(0));
+      } finally {
+        got.release();
+      }
+      assertEquals("both buffers back in the pool", 2, pool.getFreeBufferCount());
+      // The write of byte 42 above damaged the stored block: the next read refuses it.
+      try {
+        s.readBlock(KEY, offset, BlockCheck.HEADER_SIZE + 5013, pool, false).release();
+        fail("a damaged block was served");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("fails its"));
+      }
+      assertEquals("a refused read keeps no buffer", 2, pool.getFreeBufferCount());
+    } finally {
+      s.close();
+    }
+  }
+
+  /**
+   * RPC handlers and prefetch threads get interrupted (a region closing, a cancelled prefetch).
+   * A FileChannel read by such a thread would close the channel, and closing it drops the lock
+   * that keeps a second engine off the files. Reads by a thread interrupted before and during
+   * its reads still succeed, the interrupt stays for the caller, the files stay locked and later
+   * reads work: on the caller's thread (channels made uninterruptible) and, where that cannot be
+   * done, on the checker threads.
+   */
+  @Test
+  public void readBlock_byInterruptedThreads_keepsTheLockAndLaterReads() throws Exception {
+    // This JVM can make channels uninterruptible (JDK 8, or JDK 9+ with sun.nio.ch exported, as
+    // the test JVMs run), so the reads below run on this thread, not on the fallback's.
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
+        tmp.newFile().toPath(), java.nio.file.StandardOpenOption.READ)) {
+      assertEquals(null, Uninterruptible.apply(ch));
+    }
+    interruptedReads();
+  }
+
+  @Test
+  public void readBlock_byInterruptedThreads_withoutUninterruptibleChannels() throws Exception {
+    Uninterruptible.unavailableForTests = true;
+    try {
+      interruptedReads();
+    } finally {
+      Uninterruptible.unavailableForTests = false;
+    }
+  }
+
+  private void interruptedReads() throws Exception {
+    PmemStore s = open();
+    try {
+      long offset = writeBlock(s);
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      Thread.currentThread().interrupt();
+      s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+          .release();
+      assertTrue("the interrupt was lost", Thread.interrupted());
+      java.util.concurrent.atomic.AtomicReference<Throwable> failed =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      java.util.concurrent.atomic.AtomicInteger reads =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean stop =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Thread reader = new Thread(() -> {
+        while (!stop.get()) {
+          try {
+            s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP,
+                false).release();
+            reads.incrementAndGet();
+          } catch (Throwable t) {
+            failed.set(t);
+            return;
+          }
+        }
+      });
+      reader.start();
+      // Interrupts land before, during and between reads.
+      for (int i = 0; i < 2000 && failed.get() == null; i++) {
+        reader.interrupt();
+        int before = reads.get();
+        while (reads.get() == before && failed.get() == null && reader.isAlive()) {
+          Thread.yield();
+        }
+      }
+      stop.set(true);
+      reader.join(30_000);
+      if (failed.get() != null) {
+        throw new AssertionError("a read by an interrupted thread failed", failed.get());
+      }
+      assertTrue("reads: " + reads.get(), reads.get() >= 2000);
+      s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+          .release();
+      s.checkRecovered(KEY, offset, len);
+      try (java.nio.channels.FileChannel probe = java.nio.channels.FileChannel.open(a.toPath(),
+          java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+        probe.tryLock();
+        fail("the store no longer holds the lock of " + a);
+      } catch (java.nio.channels.OverlappingFileLockException expected) {
+        // this JVM still holds it
+      }
+    } finally {
+      s.close();
+    }
+  }
+
   @Test
   public void open_formatsNewFilesAndKeepsTheirEpochOnRestart() throws IOException {
     PmemStore first = open();
@@ -136,8 +267,16 @@ public class PmemStoreTest {
         } catch (HBaseIOException expected) {
           assertTrue(expected.getMessage(), expected.getMessage().contains("cannot be read"));
         }
+        try {
+          s.readBlock(KEY, gone, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false);
+          fail("a block with a page gone was read");
+        } catch (HBaseIOException expected) {
+          assertTrue(expected.getMessage(), expected.getMessage().contains("cannot be read"));
+        }
         s.checkRecovered(keptKey, kept, len);
         s.checkRead(keptKey, kept, len);
+        s.readBlock(keptKey, kept, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+            .release();
       }
       assertEquals(3, s.stats().getRecoveredBlocksFailed());
       assertEquals(3, s.stats().getReadsFailed());

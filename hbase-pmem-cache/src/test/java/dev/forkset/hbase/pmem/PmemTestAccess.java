@@ -22,4 +22,12 @@ public final class PmemTestAccess {
     int s = l.segmentOf(offset);
     return new long[] {l.fileOf(s), l.fileOffset(s) + l.offsetInSegment(offset)};
   }
+
+  /**
+   * Makes stores opened after this call read on their checker threads, as on JDK 9+ without
+   * sun.nio.ch exported (the read benchmark's fallback row).
+   */
+  public static void uninterruptibleUnavailable(boolean unavailable) {
+    Uninterruptible.unavailableForTests = unavailable;
+  }
 }

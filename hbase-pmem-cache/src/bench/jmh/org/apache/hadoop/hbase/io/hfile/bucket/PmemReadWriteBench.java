@@ -49,6 +49,10 @@ public class PmemReadWriteBench {
 
   static String ioEngine(String engine, File dir, Configuration conf) {
     switch (engine) {
+      case "module-pmem-mapped":
+        conf.set("hbase.bucketcache.pmem.read", "mapped");
+        // fall through: the module engine, reads of the mappings (opt-in)
+      case "module-pmem-fallback": // set up by the caller: reads on the checker threads
       case "module-pmem":
         new File(dir, "p0").mkdirs();
         new File(dir, "p1").mkdirs();
@@ -59,6 +63,9 @@ public class PmemReadWriteBench {
         return "pmem:" + dir + "/s/cache";
       case "stock-offheap":
         return "offheap";
+      case "stock-file":
+        new File(dir, "f").mkdirs();
+        return "file:" + dir + "/f/cache";
       default:
         throw new IllegalArgumentException(engine);
     }

@@ -1,5 +1,6 @@
 package org.apache.hadoop.hbase.io.hfile.bucket;
 
+import dev.forkset.hbase.pmem.CacheFileCutException;
 import dev.forkset.hbase.pmem.PmemCacheConfig;
 import dev.forkset.hbase.pmem.PmemStore;
 import java.io.IOException;
@@ -12,19 +13,29 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The hbase-pmem-cache BucketCache engine for {@code pmem:} values: several files on pmem/CXL/DAX
- * mounts, few large deterministic mappings, zero-copy reads, and blocks that prove themselves, so
+ * mounts, few large deterministic mappings, checked reads, and blocks that prove themselves, so
  * the cache comes back after a clean stop, a kill -9 or a crash (see {@link PmemStore}).
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>It lives in BucketCache's package because {@link BucketEntry#offset()} and
- *       {@link BucketEntry#wrapAsCacheable(ByteBuffer[])} are package-private; everything else
- *       is in {@code dev.forkset.hbase.pmem}.
+ *   <li>It lives in BucketCache's package because {@link BucketEntry#offset()},
+ *       {@code BucketEntry#wrapAsCacheable}, {@code BucketEntry.allocator} and
+ *       {@link BucketAllocatorException}'s constructor are package-private; everything else is
+ *       in {@code dev.forkset.hbase.pmem}.
  *   <li>As a {@link BlockVerifyingIOEngine} (patch 0056) it gets the key of every block it
  *       stores and a header in front of it, has its backing map checkpointed by BucketCache's
  *       persister, and is asked to verify the blocks of a recovered map before they are served.
- *   <li>Reads share the mapped memory (like stock {@code pmem:}): BucketCache's reference count
- *       keeps a bucket from being reused while a reader holds its block.
+ *   <li>By default a read copies its block from the file with one positional read into a
+ *       buffer of the block's allocator and checks it ({@link PmemStore#readBlock}), as stock
+ *       {@code file:} reads: a page of a mapping that goes away (a truncated file, a media
+ *       error) would crash or fault the JVM in whichever thread touches it later; a read of the
+ *       file fails at once and BucketCache evicts the block. With
+ *       {@code hbase.bucketcache.pmem.read=mapped} (opt-in, with that risk) reads share the
+ *       mapped memory like stock {@code pmem:}, and BucketCache's reference count keeps a
+ *       bucket from being reused while a reader holds its block.
+ *   <li>A write past the end of a file cut under the running cache is refused
+ *       ({@code CacheFileCutException}) and reported to BucketCache as a failed allocation, so
+ *       the writer drops that one block and goes on.
  *   <li>BucketCache shuts it down after its final persist with
  *       {@link #shutdown(boolean, boolean)} (patch 0060): whether that persist succeeded (the
  *       clean stop is recorded only then) and whether no reader holds a block (the files are
@@ -61,9 +72,10 @@ public class PmemIOEngine extends PersistentIOEngine implements BlockVerifyingIO
     return true;
   }
 
+  /** Only with reads of the mappings (opt-in); the default hands out copies. */
   @Override
   public boolean usesSharedMemory() {
-    return true;
+    return store.readsMapped();
   }
 
   @Override
@@ -74,16 +86,51 @@ public class PmemIOEngine extends PersistentIOEngine implements BlockVerifyingIO
   @Override
   public void writeBlock(BlockCacheKey key, BucketEntry entry, ByteBuff block,
       ByteBuffer metadata) throws IOException {
-    store.writeBlock(key, entry.offset(), entry.getLength(), block, metadata);
+    try {
+      store.writeBlock(key, entry.offset(), entry.getLength(), block, metadata);
+    } catch (CacheFileCutException e) {
+      throw cut(e);
+    }
   }
 
+  /**
+   * A write past the end of a file cut under the running cache, as BucketCache's writer should
+   * treat it: it retries an IOException until the cache is disabled (60 s of errors, every
+   * retry logged with its stack), right for a transient error, not for bytes that can never be
+   * stored; a failed allocation drops that block (its slot freed, one WARN a minute) and the
+   * writer goes on, and the blocks placed below the cut or in the other files are still cached.
+   */
+  private static BucketAllocatorException cut(CacheFileCutException e) {
+    BucketAllocatorException b = new BucketAllocatorException(e.getMessage());
+    b.initCause(e);
+    return b;
+  }
+
+  /**
+   * Default: every read is a checked copy read from the file ({@code verify} only says the block
+   * belongs to a recovered map whose pass is not over, for the counts). Mapped (opt-in): a view
+   * of the mapping, checked only while {@code verify}.
+   */
   @Override
   public Cacheable read(BlockCacheKey key, BucketEntry entry, boolean verify)
       throws IOException {
+    if (!store.readsMapped()) {
+      return wrap(entry, store.readBlock(key, entry.offset(), entry.getLength(),
+          entry.allocator, verify));
+    }
     if (verify) {
       store.checkRead(key, entry.offset(), entry.getLength());
     }
     return entry.wrapAsCacheable(store.blockBody(entry.offset(), entry.getLength()));
+  }
+
+  private static Cacheable wrap(BucketEntry entry, ByteBuff bytes) throws IOException {
+    try {
+      return entry.wrapAsCacheable(bytes);
+    } catch (IOException | RuntimeException e) {
+      bytes.release();
+      throw e;
+    }
   }
 
   @Override
@@ -96,20 +143,27 @@ public class PmemIOEngine extends PersistentIOEngine implements BlockVerifyingIO
     store.recoveryComplete();
   }
 
-  /** A read without the key cannot be checked; BucketCache reads with the key. */
+  /** A read without the key: checked except for the key; BucketCache reads with the key. */
   @Override
   public Cacheable read(BucketEntry be) throws IOException {
+    if (!store.readsMapped()) {
+      return wrap(be, store.readBlock(null, be.offset(), be.getLength(), be.allocator, false));
+    }
     return be.wrapAsCacheable(store.blockBody(be.offset(), be.getLength()));
   }
 
   @Override
   public void write(ByteBuffer srcBuffer, long offset) throws IOException {
-    store.write(ByteBuff.wrap(srcBuffer), offset);
+    write(ByteBuff.wrap(srcBuffer), offset);
   }
 
   @Override
   public void write(ByteBuff srcBuffer, long offset) throws IOException {
-    store.write(srcBuffer, offset);
+    try {
+      store.write(srcBuffer, offset);
+    } catch (CacheFileCutException e) {
+      throw cut(e);
+    }
   }
 
   @Override

@@ -29,6 +29,15 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
  *   STOPPED), or FAILED message and exits 1; then exits 0.
  * CacheProcess fill   ioengine persistence capacity goFile [k=v]...
  *   prints OPEN, waits for goFile, writes every byte of the cache, syncs, prints WROTE.
+ * CacheProcess gone   ioengine persistence capacity seed count blockSize [k=v]...
+ *   caches count blocks, reads every block 40 times (so the read path, BucketCache's and the
+ *   caller's, is compiled), prints ENTRY i file position length for each and CACHED, waits for a
+ *   line from the parent (which punches a hole into one block and truncates the file meanwhile), then reads every block three
+ *   times, printing ROUND r and one outcome digit per block (0 correct, 1 missing, 2 wrong),
+ *   then INMAP and one digit per block (1 while its entry is in the backing map), reads the
+ *   blocks 40 more times, caches count other blocks and prints NEW and their outcomes, then
+ *   DONE. Anything thrown (an InternalError from a page that is
+ *   gone) ends it with a stack trace and exit code 1.
  * </pre>
  */
 public final class CacheProcess {
@@ -42,9 +51,21 @@ public final class CacheProcess {
    * {@code args}; its working directory is {@code dir}, its log goes to target/children/.
    */
   static ChildJvm.Builder child(File dir, String... args) {
+    return child(true, dir, args);
+  }
+
+  /**
+   * {@link #child}; {@code opens} false starts it without this JVM's --add-opens/--add-exports
+   * flags (as a RegionServer started without them on JDK 9+).
+   */
+  static ChildJvm.Builder child(boolean opens, File dir, String... args) {
     String name = "cacheprocess-" + args[0] + "-" + CHILDREN.incrementAndGet();
-    return ChildJvm.builder(name, CacheProcess.class.getName()).classPathOfThisJvm()
-        .inheritOpens().jvmArgs("-Xmx512m").args(args).dir(dir.toPath())
+    ChildJvm.Builder b = ChildJvm.builder(name, CacheProcess.class.getName())
+        .classPathOfThisJvm();
+    if (opens) {
+      b.inheritOpens();
+    }
+    return b.jvmArgs("-Xmx512m").args(args).dir(dir.toPath())
         .log(Paths.get("target", "children",
             ManagementFactory.getRuntimeMXBean().getName().split("@")[0] + "-" + name + ".log"));
   }
@@ -119,6 +140,49 @@ public final class CacheProcess {
       System.out.println("WROTE");
       System.out.flush();
       System.exit(0);
+    } else if (mode.equals("gone")) {
+      long seed = Long.parseLong(args[4]);
+      int count = Integer.parseInt(args[5]);
+      int blockSize = Integer.parseInt(args[6]);
+      BucketCache cache = open(io, persistence, capacity, blockSize, conf(args, 7));
+      TestBlocks blocks = TestBlocks.make(seed, count, blockSize);
+      blocks.cacheAll(cache);
+      int[] outcomes = new int[3];
+      for (int r = 0; r < 40; r++) {
+        for (int i = 0; i < count; i++) {
+          outcomes[blocks.read(cache, i)]++;
+        }
+      }
+      if (outcomes[0] != 40 * count) {
+        throw new AssertionError("before the truncation: " + java.util.Arrays.toString(outcomes));
+      }
+      dev.forkset.hbase.pmem.PmemStore store = ((PmemIOEngine) cache.ioEngine).store();
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < count; i++) {
+        BucketEntry e = cache.backingMap.get(blocks.keys[i]);
+        long[] at = dev.forkset.hbase.pmem.PmemTestAccess.filePosition(store, e.offset());
+        sb.append("ENTRY ").append(i).append(' ').append(at[0]).append(' ').append(at[1])
+          .append(' ').append(e.getLength()).append('\n');
+      }
+      System.out.print(sb);
+      System.out.println("CACHED");
+      System.out.flush();
+      if (dev.forkset.childjvm.ChildMain.nextLine(120, java.util.concurrent.TimeUnit.SECONDS)
+          == null) {
+        throw new AssertionError("no line from the parent");
+      }
+      try {
+        readAfterTheCut(cache, blocks, count, sb);
+      } catch (Throwable t) {
+        // Without copies read from the files: an InternalError from a page that is gone.
+        System.out.println("FAULT " + t);
+        t.printStackTrace(System.out);
+        System.out.flush();
+        System.exit(1);
+      }
+      System.out.println("DONE");
+      System.out.flush();
+      System.exit(0);
     } else if (mode.equals("warm")) {
       long seed = Long.parseLong(args[4]);
       int count = Integer.parseInt(args[5]);
@@ -172,6 +236,58 @@ public final class CacheProcess {
         } else {
       throw new IllegalArgumentException(mode);
     }
+  }
+
+  /** The reads of mode gone after the parent cut the file. */
+  private static void readAfterTheCut(BucketCache cache, TestBlocks blocks, int count,
+      StringBuilder sb) {
+    for (int r = 0; r < 3; r++) {
+      sb.setLength(0);
+      sb.append("ROUND ").append(r).append(' ');
+      for (int i = 0; i < count; i++) {
+        sb.append(blocks.read(cache, i));
+      }
+      System.out.println(sb);
+      System.out.flush();
+    }
+    sb.setLength(0);
+    sb.append("INMAP ");
+    for (int i = 0; i < count; i++) {
+      sb.append(cache.backingMap.containsKey(blocks.keys[i]) ? 1 : 0);
+    }
+    System.out.println(sb);
+    for (int r = 0; r < 40; r++) {
+      for (int i = 0; i < count; i++) {
+        blocks.read(cache, i);
+      }
+    }
+    // New blocks, some into the buckets the evictions freed past the cut.
+    TestBlocks more = TestBlocks.make(blocks.keys[0].getHfileName().hashCode() + 1L, count,
+        blocks.blocks[0].getOnDiskSizeWithHeader());
+    for (int i = 0; i < count; i++) {
+      try {
+        cache.cacheBlockWithWait(more.keys[i], more.blocks[i], false, true);
+      } catch (RuntimeException e) {
+        throw new AssertionError("caching block " + i, e);
+      }
+    }
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!cache.ramCache.isEmpty()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("the writers did not drain the RAM cache within 60 s");
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+    }
+    sb.setLength(0);
+    sb.append("NEW ");
+    for (int i = 0; i < count; i++) {
+      sb.append(more.read(cache, i));
+    }
+    System.out.println(sb);
   }
 
   /** System.nanoTime() when the churn's current run of evictions started, 0 outside one. */

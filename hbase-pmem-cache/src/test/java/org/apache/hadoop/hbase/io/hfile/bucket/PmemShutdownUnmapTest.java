@@ -20,7 +20,9 @@ import org.junit.rules.TemporaryFolder;
  * waits, bounded, for readers to release them, then lets the engine unmap; patch 0060), and
  * leaves the mappings to the garbage collector when a reader still holds a block at the end of
  * the wait, so that block stays readable. The mappings are counted in /proc/self/maps without a
- * garbage collection.
+ * garbage collection. Blocks held across the stop share the mappings only with
+ * {@code hbase.bucketcache.pmem.read=mapped} (opt-in), which those tests set; by default a read
+ * hands out a copy and nothing a reader holds refers to the mappings.
  */
 public class PmemShutdownUnmapTest {
   private static final int BLOCK = 8 * 1024;
@@ -43,6 +45,8 @@ public class PmemShutdownUnmapTest {
     conf.setLong(BucketCache.QUEUE_ADDITION_WAIT_TIME, 10_000);
     conf.setLong("hbase.bucketcache.persist.intervalinmillis", 3_600_000);
     conf.setLong("hbase.bucketcache.shutdown.release.wait.ms", WAIT_MS);
+    // Held blocks are views of the mappings only with reads of the mappings (opt-in).
+    conf.set("hbase.bucketcache.pmem.read", "mapped");
   }
 
   private BucketCache open() throws IOException {
@@ -160,5 +164,36 @@ public class PmemShutdownUnmapTest {
       took >= 500);
     assertTrue("shutdown took " + took + " ms, the release came after 500", took < 30_000);
     assertEquals("mappings left after the held block was released", 0, mappings());
+  }
+
+  /**
+   * By default a read hands out a copy read from the files, so the engine reports it does not
+   * share its memory, BucketCache does not wait for held blocks (patch 0060 waits only for
+   * engines that share it) and the files are unmapped at once; the held blocks, one of them
+   * evicted, stay readable and right after the stop.
+   */
+  @Test
+  public void shutdown_withHeldCopies_unmapsAtOnceAndTheCopiesStayReadable() throws Exception {
+    conf.set("hbase.bucketcache.pmem.read", "copy");
+    conf.setLong("hbase.bucketcache.shutdown.release.wait.ms", 60_000);
+    BucketCache cache = open();
+    assertTrue(!cache.ioEngine.usesSharedMemory());
+    TestBlocks blocks = TestBlocks.make(25, 20, BLOCK);
+    blocks.cacheAll(cache);
+    Cacheable held = cache.getBlock(blocks.keys[5], false, false, false);
+    Cacheable evicted = cache.getBlock(blocks.keys[7], false, false, false);
+    assertTrue("blocks 5 and 7 not served", held != null && evicted != null);
+    assertTrue(cache.evictBlock(blocks.keys[7]));
+    try {
+      long took = timedShutdown(cache);
+      assertTrue("shutdown waited " + took + " ms for blocks that are copies", took < 30_000);
+      assertEquals("mappings left after the shutdown", 0, mappings());
+      assertEquals(0, ProcSelf.descriptors(p0) + ProcSelf.descriptors(p1));
+      assertTrue("block 5 changed after shutdown", blocks.sameAs(held, 5));
+      assertTrue("block 7 changed after shutdown", blocks.sameAs(evicted, 7));
+    } finally {
+      held.release();
+      evicted.release();
+    }
   }
 }
