@@ -115,6 +115,15 @@ public final class PmemCacheConfig {
           + " a BucketCache right after constructing it without waiting, such as 2.6.4's own"
           + " tests). Another value is logged and taken as the default.");
 
+  public static final Setting SHUTDOWN_RETRIEVAL_WAIT = hbase(
+      "hbase.bucketcache.shutdown.retrieval.wait.ms", "10000", "milliseconds (patch 0106)",
+      "How long BucketCache's shutdown waits for the background read of the persisted map to"
+          + " stop (it stops at its next entry; this bounds a read stuck on the device). Then the"
+          + " read is interrupted, waited for as long again, and the shutdown goes on without it,"
+          + " with one warning; the engine is told that no block is released, so its mappings are"
+          + " left to the garbage collector. Read at start; a malformed or negative value fails"
+          + " the start with a message naming the key.");
+
   public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
       "module, stock",
       "module: this engine serves pmem: values; stock: HBase's own SharedMemoryMmapIOEngine"

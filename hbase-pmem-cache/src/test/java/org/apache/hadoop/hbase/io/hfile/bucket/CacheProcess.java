@@ -90,7 +90,10 @@ public final class CacheProcess {
     BucketCache cache = new BucketCache(io, capacity, blockSize, BUCKET_SIZES, 3, 64,
         persistence.equals("-") ? null : persistence, 60_000, conf);
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    if (!cache.waitForCacheInitialization(60_000)) {
+      // A cache still reading (or reset, or disabled) would be used half-loaded: fail the child.
+      throw new IllegalStateException("the bucket cache was not enabled within 60 s");
+    }
     return cache;
   }
 

@@ -68,7 +68,8 @@ public class PmemConcurrentRecoveryTest {
     BucketCache cache = new BucketCache("pmem:" + dir + "/p0/cache," + dir + "/p1/cache", CAPACITY, BLOCK,
         CacheProcess.BUCKET_SIZES, 3, 64, dir + "/map", 60_000, conf);
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    assertTrue("the cache was not enabled within 60 s",
+        cache.waitForCacheInitialization(60_000));
     return cache;
   }
 

@@ -94,7 +94,8 @@ public class PmemKillWhileEvictingTest {
         64, persistence, 60_000, conf());
     long openMillis = (System.nanoTime() - start) / 1_000_000;
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    assertTrue("the cache was not enabled within 60 s",
+        cache.waitForCacheInitialization(60_000));
     try {
       long deadline = System.currentTimeMillis() + 60_000;
       while (!cache.getBackingMapValidated().get()) {

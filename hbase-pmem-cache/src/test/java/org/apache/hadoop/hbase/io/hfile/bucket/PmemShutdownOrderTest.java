@@ -102,7 +102,8 @@ public class PmemShutdownOrderTest {
       }
     };
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    assertTrue("the cache was not enabled within 60 s",
+        cache.waitForCacheInitialization(60_000));
     TestBlocks.make(13, 50, BLOCK).cacheAll(cache);
     cache.shutdown();
     assertEquals("final persists", 2, seen.size());
@@ -128,7 +129,8 @@ public class PmemShutdownOrderTest {
       }
     };
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    assertTrue("the cache was not enabled within 60 s",
+        cache.waitForCacheInitialization(60_000));
     TestBlocks.make(14, 50, BLOCK).cacheAll(cache);
     cache.shutdown();
     // The files stay "running", so the next start verifies every block; the engine still

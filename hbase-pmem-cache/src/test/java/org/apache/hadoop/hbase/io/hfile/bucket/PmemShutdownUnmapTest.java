@@ -54,7 +54,8 @@ public class PmemShutdownUnmapTest {
       new int[] { 9 * 1024, 17 * 1024 }, 3, 64, tmp.getRoot() + "/bucket.persistence", 60_000,
       conf);
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    assertTrue("the cache was not enabled within 60 s",
+        cache.waitForCacheInitialization(60_000));
     return cache;
   }
 

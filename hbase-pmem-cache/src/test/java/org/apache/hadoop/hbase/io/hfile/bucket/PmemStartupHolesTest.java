@@ -63,7 +63,8 @@ public class PmemStartupHolesTest {
     BucketCache cache = new BucketCache(ioEngine, capacity, BLOCK, BUCKET_SIZES, 3, 64, persistence, 60_000,
         conf);
     // Read in the background by default (HBASE-28804): wait until the map is in.
-    cache.waitForCacheInitialization(60_000);
+    assertTrue("the cache was not enabled within 60 s",
+        cache.waitForCacheInitialization(60_000));
     return cache;
   }
 
