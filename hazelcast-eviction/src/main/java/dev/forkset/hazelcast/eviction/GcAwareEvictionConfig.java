@@ -107,11 +107,15 @@ public final class GcAwareEvictionConfig {
       "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",
       "Refuse an owner write of a value that would take more than this share of the member's"
           + " max heap in flight, with IllegalArgumentException to the caller before anything of"
-          + " it is stored (maps with eviction). A value of S serialized bytes is counted as"
-          + " (3 + 2 x backups) x S, one S more with two or more backups: it arrives as one"
-          + " array (and is copied out of a member's packet), is copied into the stored record,"
-          + " and goes to each backup as one serialized packet, copied out on the backup. off: no"
-          + " such refusal (a value the heap cannot take ends in OutOfMemoryError, as stock).");
+          + " it is stored. A value of S serialized bytes is counted as (3 + 2 x backups) x S,"
+          + " one S more with two or more backups: it arrives as one array (and is copied out of"
+          + " a member's packet), is copied into the stored record, and goes to each backup as"
+          + " one serialized packet, copied out on the backup. Only maps with an eviction config"
+          + " (any policy) are protected: the custom jar asks the module about no other map, so"
+          + " give every map that may receive large values one. Never refused: a value a"
+          + " MapLoader loads, a multi-key entry processor's values without an offloaded"
+          + " MapStore, backups and migration. off: no such refusal (a value the heap cannot take"
+          + " ends in OutOfMemoryError, as stock).");
 
   public final String gcModel;
   /** 0 for auto. */

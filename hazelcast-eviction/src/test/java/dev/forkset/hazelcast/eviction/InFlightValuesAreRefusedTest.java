@@ -9,6 +9,8 @@ import static org.junit.Assert.fail;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MapStoreConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
@@ -24,10 +26,13 @@ import com.hazelcast.test.TestHazelcastInstanceFactory;
 import com.hazelcast.transaction.TransactionContext;
 import com.hazelcast.transaction.TransactionalMap;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -65,6 +70,12 @@ public class InFlightValuesAreRefusedTest {
     TestMembers.map(config, "stored", MaxSizePolicy.USED_HEAP_SIZE, 1024, EvictionPolicy.LRU, 1)
         .setMapStoreConfig(new MapStoreConfig().setEnabled(true).setOffload(true)
             .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore()));
+    TestMembers.map(config, "loaded", MaxSizePolicy.USED_HEAP_SIZE, 1024, EvictionPolicy.LRU, 1)
+        .setMapStoreConfig(new MapStoreConfig().setEnabled(true)
+            .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore()));
+    // a BINARY map without eviction: the module's hook is never asked about its writes
+    config.addMapConfig(new MapConfig("plain").setInMemoryFormat(InMemoryFormat.BINARY)
+        .setBackupCount(1));
     return config;
   }
 
@@ -196,5 +207,173 @@ public class InFlightValuesAreRefusedTest {
     }
     assertEquals(0, map.size());
     assertReplicasHold("heap", 0);
+  }
+
+  /** Runs {@code write}, which must be refused by the in-flight rule of map {@code map}. */
+  private static void assertRefused(String map, String path, Runnable write) {
+    try {
+      write.run();
+      fail(path + " of a value over the in-flight limit was accepted");
+    } catch (RuntimeException e) {
+      assertInFlightRefusal(map, e);
+    }
+  }
+
+  /**
+   * Every single-key write path of an IMap is refused on the owner before anything is stored:
+   * the refused keys stay absent, the keys a replace was refused on keep their value, and owner
+   * and backup still agree.
+   */
+  @Test
+  public void everySingleKeyWritePath_isRefused_andStoresNothing() {
+    IMap<Integer, byte[]> map = member.getMap("heap");
+    byte[] kept = new byte[1024];
+    kept[7] = 7;
+    map.put(1, kept);
+    assertRefused("heap", "put", () -> map.put(10, new byte[tooLarge]));
+    assertRefused("heap", "put with ttl",
+        () -> map.put(11, new byte[tooLarge], 1, TimeUnit.HOURS));
+    assertRefused("heap", "set", () -> map.set(12, new byte[tooLarge]));
+    assertRefused("heap", "putIfAbsent", () -> map.putIfAbsent(13, new byte[tooLarge]));
+    assertRefused("heap", "putTransient",
+        () -> map.putTransient(14, new byte[tooLarge], 0, TimeUnit.SECONDS));
+    assertRefused("heap", "tryPut",
+        () -> map.tryPut(15, new byte[tooLarge], 10, TimeUnit.SECONDS));
+    assertRefused("heap", "setAsync", () -> map.setAsync(16, new byte[tooLarge])
+        .toCompletableFuture().join());
+    assertRefused("heap", "putAsync", () -> map.putAsync(17, new byte[tooLarge])
+        .toCompletableFuture().join());
+    assertRefused("heap", "replace", () -> map.replace(1, new byte[tooLarge]));
+    assertRefused("heap", "replace(k, old, new)",
+        () -> map.replace(1, kept.clone(), new byte[tooLarge]));
+    for (int key = 10; key <= 17; key++) {
+      assertFalse("key " + key, map.containsKey(key));
+    }
+    assertTrue("the replaced value is kept", Arrays.equals(kept, map.get(1)));
+    assertReplicasHold("heap", 1);
+    // a value of half the size still passes every path
+    map.putTransient(14, new byte[tooLarge / 2], 0, TimeUnit.SECONDS);
+    assertTrue(map.tryPut(15, new byte[tooLarge / 2], 10, TimeUnit.SECONDS));
+    assertReplicasHold("heap", 3);
+  }
+
+  /**
+   * A map without eviction is not seen by the hook (patches 0002 and 0005 ask the provider only
+   * about a map with an evictor): the member-level limit does not protect it, and a value over
+   * the limit is stored on owner and backup alike, as by stock Hazelcast. Documented in the
+   * setting's description and in docs/hazelcast-eviction.md, "Values in flight".
+   */
+  @Test
+  public void mapWithoutEviction_isNotSeenByTheHook_andStoresTheValueOnEveryReplica() {
+    IMap<Integer, byte[]> map = member.getMap("plain");
+    byte[] value = new byte[tooLarge];
+    value[tooLarge - 1] = 9;
+    map.put(1, value);
+    map.set(2, new byte[tooLarge]);
+    assertTrue(Arrays.equals(value, map.get(1)));
+    assertReplicasHold("plain", 2);
+  }
+
+  /**
+   * A value a MapLoader returns is never refused (admission does not ask a load): the MapLoader
+   * has allocated it on the owner already, and the caller asked to read it. The caller gets it
+   * whole and the owner keeps it.
+   */
+  @Test
+  public void load_ofAValueOverTheInFlightLimit_isServedNotRefused() {
+    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.LOADABLE.clear();
+    byte[] value = new byte[tooLarge];
+    value[5] = 5;
+    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.LOADABLE.put("in-db", value);
+    try {
+      IMap<String, byte[]> map = member.getMap("loaded");
+      assertTrue("the MapLoader's value is returned", Arrays.equals(value, map.get("in-db")));
+      assertTrue("and kept", Arrays.equals(value, map.get("in-db")));
+      long owned = 0;
+      for (HazelcastInstance m : new HazelcastInstance[] {member, other}) {
+        owned += m.getMap("loaded").getLocalMapStats().getOwnedEntryCount();
+      }
+      assertEquals("the owner keeps the loaded entry", 1, owned);
+    } finally {
+      WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.LOADABLE.clear();
+    }
+  }
+
+  /**
+   * A multi-key entry processor is not asked (its keys of a partition run one after the other,
+   * each stored before the next runs: a refusal after the first would store half the batch).
+   * Its values over the limit are stored, on owner and backup alike.
+   */
+  @Test
+  public void entryProcessorOnManyKeys_isNotRefused_andReplicasAgree() {
+    IMap<Integer, byte[]> map = member.getMap("heap");
+    for (int i = 0; i < 4; i++) {
+      map.put(i, new byte[1024]);
+    }
+    map.executeOnKeys(new HashSet<>(Arrays.asList(0, 1)),
+        new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge));
+    assertEquals(tooLarge, map.get(0).length);
+    assertEquals(tooLarge, map.get(1).length);
+    assertEquals(1024, map.get(2).length);
+    assertReplicasHold("heap", 4);
+  }
+
+  /** Sets a value of {@code large} bytes on key {@code largeKey}, of 100 bytes on the others. */
+  static final class SetLargeOn<K> implements com.hazelcast.map.EntryProcessor<K, byte[], Object> {
+    private final Object largeKey;
+    private final int large;
+
+    SetLargeOn(Object largeKey, int large) {
+      this.largeKey = largeKey;
+      this.large = large;
+    }
+
+    @Override
+    public Object process(Map.Entry<K, byte[]> entry) {
+      entry.setValue(new byte[entry.getKey().equals(largeKey) ? large : 100]);
+      return null;
+    }
+  }
+
+  /**
+   * With an offloaded MapStore a multi-key entry processor runs as steps: every key of a
+   * partition's batch is processed, and its computed value admitted, before any is stored
+   * ({@code MultipleEntryOpSteps} and {@code PartitionWideEntryOpSteps}: PROCESS, then
+   * STORE_OR_DELETE). A value over the limit on one key refuses the partition's batch whole: no
+   * key of it changes, the MapStore sees none of it, owner and backup agree.
+   */
+  @Test
+  public void entryProcessorOnManyKeys_withOffloadedMapStore_refusesThePartitionBatchWhole() {
+    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
+    IMap<String, byte[]> map = member.getMap("stored");
+    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; keys.size() < 3; k++) {
+      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
+        keys.add("k" + k);
+      }
+    }
+    for (String k : keys) {
+      map.put(k, new byte[1024]);
+    }
+    // the large value on the first, the middle and the last key of the batch
+    for (String large : keys) {
+      assertRefused("stored", "executeOnKeys, large on " + large,
+          () -> map.executeOnKeys(new HashSet<>(keys), new SetLargeOn<>(large, tooLarge)));
+      assertRefused("stored", "executeOnEntries, large on " + large,
+          () -> map.executeOnEntries(new SetLargeOn<>(large, tooLarge)));
+    }
+    for (String k : keys) {
+      assertEquals(k + " unchanged", 1024, map.get(k).length);
+      assertEquals(k + ": the MapStore saw only its put", Integer.valueOf(1),
+          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(k));
+    }
+    assertReplicasHold("stored", 3);
+    // the same batch with small values goes in whole
+    map.executeOnKeys(new HashSet<>(keys), new SetLargeOn<>("none", 0));
+    for (String k : keys) {
+      assertEquals(k, 100, map.get(k).length);
+    }
+    assertReplicasHold("stored", 3);
   }
 }
