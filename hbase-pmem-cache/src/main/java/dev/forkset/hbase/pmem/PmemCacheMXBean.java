@@ -46,8 +46,11 @@ public interface PmemCacheMXBean {
    */
   int getBadRanges();
 
-  /** Writes of blocks refused because they overlapped such a range (each block dropped). */
-  long getWritesRefused();
+  /**
+   * Writes not stored because they overlapped such a range: a block left unwritten (its first
+   * read is a miss) or a raw write refused.
+   */
+  long getWritesSkipped();
 
   /** True once every block of the recovered map has been verified (or nothing was recovered). */
   boolean isRecoveryComplete();

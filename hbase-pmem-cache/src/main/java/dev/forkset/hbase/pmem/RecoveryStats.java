@@ -32,7 +32,7 @@ final class RecoveryStats implements PmemCacheMXBean {
   private final LongAdder passNanos = new LongAdder();
   private final LongAdder readsChecked = new LongAdder();
   private final LongAdder readsFailed = new LongAdder();
-  private final LongAdder writesRefused = new LongAdder();
+  private final LongAdder writesSkipped = new LongAdder();
   private volatile int badRanges;
   private volatile long endNanos = startNanos;
   private volatile boolean complete = true;
@@ -78,8 +78,8 @@ final class RecoveryStats implements PmemCacheMXBean {
     badRanges = ranges;
   }
 
-  void writeRefused() {
-    writesRefused.increment();
+  void writeSkipped() {
+    writesSkipped.increment();
   }
 
   /** The background pass has ended: log the summary. */
@@ -151,8 +151,8 @@ final class RecoveryStats implements PmemCacheMXBean {
   }
 
   @Override
-  public long getWritesRefused() {
-    return writesRefused.sum();
+  public long getWritesSkipped() {
+    return writesSkipped.sum();
   }
 
   @Override

@@ -337,33 +337,34 @@ public class PmemStoreTest {
         assertTrue(expected.getMessage(), expected.getMessage().contains("cannot be read"));
       }
       byte[] before = bytesAt(s, offset, len);
-      // BucketCache reuses the slot for another block: refused, nothing stored.
-      try {
-        s.writeBlock(new BlockCacheKey("other", 0), offset, len,
-            ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])), ByteBuffer.wrap(new byte[13]));
-        fail("a write over a bad range was attempted");
-      } catch (CacheFileCutException expected) {
-        assertTrue(expected.getMessage(), expected.getMessage().contains("media error"));
-        assertTrue(expected.getMessage(), expected.getMessage().contains(a.getPath()));
-      }
-      // A smaller block placed over only a part of the bad range, and a raw write into it.
-      try {
-        s.writeBlock(new BlockCacheKey("other", 1), offset + 64, BlockCheck.HEADER_SIZE + 100,
-            ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0));
-        fail("a write over a part of a bad range was attempted");
-      } catch (CacheFileCutException expected) {
-        // refused
-      }
+      // BucketCache reuses the slot for another block: not stored (nor refused, see
+      // PmemMediaErrorTest), and its read is a miss, never the old block's bytes.
+      BlockCacheKey other = new BlockCacheKey("other", 0);
+      s.writeBlock(other, offset, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      // A smaller block placed over only a part of the bad range.
+      s.writeBlock(new BlockCacheKey("other", 1), offset + 64, BlockCheck.HEADER_SIZE + 100,
+          ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0));
+      // A raw write has no header to tell a skipped write from a stored one: refused.
       try {
         s.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {1, 2, 3})), offset + 200);
         fail("a raw write into a bad range was attempted");
       } catch (CacheFileCutException expected) {
-        // refused
+        assertTrue(expected.getMessage(), expected.getMessage().contains("media error"));
+        assertTrue(expected.getMessage(), expected.getMessage().contains(a.getPath()));
       }
       assertArrayEquals("the mapping over the bad range was written", before,
           bytesAt(s, offset, len));
+      s.reader((p, ch, dst, pos) -> ch.read(dst, pos)); // the page readable again (stale bytes)
+      try {
+        s.readBlock(other, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP,
+            false);
+        fail("a block that was not stored was read");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("another key"));
+      }
       assertEquals(1, s.stats().getBadRanges());
-      assertEquals(3, s.stats().getWritesRefused());
+      assertEquals(3, s.stats().getWritesSkipped());
       // The other slots: read, rewritten and read again.
       s.readBlock(keptKey, kept, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
           .release();
