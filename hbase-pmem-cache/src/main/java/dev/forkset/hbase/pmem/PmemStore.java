@@ -459,8 +459,12 @@ public final class PmemStore {
    *
    * <p>One positional read of the whole entry (header and body; one more only when the entry
    * crosses a segment boundary or the allocator hands out several buffers) straight into the
-   * allocator's buffer (a pooled direct buffer in a RegionServer: the kernel copies the page
-   * cache or DAX memory into it, nothing else copies), as stock {@code file:} reads. Never
+   * allocator's buffer (a pooled direct buffer in a RegionServer for the blocks it cached: the
+   * kernel copies the page cache or DAX memory into it, nothing else copies; a block recovered
+   * after a warm restart carries the heap allocator, upstream's BucketProtoUtils.fromPB, and is
+   * read through a temporary direct buffer until it is cached again), as stock {@code file:}
+   * reads. A read that fails with an I/O error (not EOF) records the block's range as bad:
+   * no block is stored over it again (see {@link #writeBlock}). Never
    * through the mappings: a page with nothing behind it (a file truncated by another process, a
    * media error) raises SIGBUS when touched through a mapping, which the JVM turns into a crash
    * in the copy stub (JDK 8) or an asynchronous InternalError delivered past any catch (JDK 9+),
