@@ -498,7 +498,16 @@ public final class PmemStore {
           ByteBuffer part = parts[i].duplicate();
           part.limit(Math.min(part.limit(), part.position() + left));
           int n = part.remaining();
-          mappings.readFully(at, part);
+          try {
+            mappings.readFully(at, part);
+          } catch (java.nio.channels.ClosedChannelException e) {
+            throw e;
+          } catch (IOException e) {
+            if (mappings.isLive()) {
+              recordBadRange(offset, entryLength, e); // the file's read, not the allocator
+            }
+            throw e;
+          }
           at += n;
           left -= n;
         }
@@ -514,7 +523,6 @@ public final class PmemStore {
         if (!mappings.isLive()) {
           throw e; // shut down, not a damaged block
         }
-        recordBadRange(offset, entryLength, e);
         why = "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
             + " truncated by another process";
       }
