@@ -184,6 +184,24 @@ final class Mappings {
     this.forcer = f;
   }
 
+  /** How the files are read: a positional read; replaced by tests to inject device errors. */
+  interface Reader {
+    int read(int path, FileChannel ch, ByteBuffer dst, long position) throws IOException;
+  }
+
+  private volatile Reader reader = (path, ch, dst, position) -> ch.read(dst, position);
+
+  void reader(Reader r) {
+    this.reader = r;
+  }
+
+  /** The cache file holding logical offset {@code offset}, and the offset in it. */
+  String whereIs(long offset) {
+    int s = layout.segmentOf(offset);
+    return paths.get(layout.fileOf(s)) + " at byte " + (layout.fileOffset(s)
+        + layout.offsetInSegment(offset));
+  }
+
   boolean isLive() {
     return segments != null;
   }
@@ -426,8 +444,8 @@ final class Mappings {
       try {
         while (out.hasRemaining()) {
           long now = at + n - out.remaining();
-          if (channels[path].read(out, now) < 0) {
-            throw new IOException("pmem cache file " + paths.get(path) + " ends before byte "
+          if (reader.read(path, channels[path], out, now) < 0) {
+            throw new java.io.EOFException("pmem cache file " + paths.get(path) + " ends before byte "
                 + (at + n) + ": it was truncated (by a process that ignores its lock?)");
           }
         }

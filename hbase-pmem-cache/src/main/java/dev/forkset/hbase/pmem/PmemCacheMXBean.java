@@ -34,8 +34,23 @@ public interface PmemCacheMXBean {
   /** Reads checked because they came before the background pass had ended. */
   long getReadsChecked();
 
-  /** Reads that failed their check (evicted, read from HDFS instead). */
+  /**
+   * Reads that failed their check or could not be read, during the recovery pass and after
+   * (each block evicted, read from HDFS instead).
+   */
   long getReadsFailed();
+
+  /**
+   * Ranges of the cache whose read failed with an I/O error (a media error) since the start:
+   * no block is stored over them again while the cache runs.
+   */
+  int getBadRanges();
+
+  /**
+   * Writes not stored because they overlapped such a range: a block left unwritten (its first
+   * read is a miss) or a raw write refused.
+   */
+  long getWritesSkipped();
 
   /** True once every block of the recovered map has been verified (or nothing was recovered). */
   boolean isRecoveryComplete();

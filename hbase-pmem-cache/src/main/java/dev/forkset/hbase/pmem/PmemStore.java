@@ -376,13 +376,67 @@ public final class PmemStore {
           + block.remaining() + " + " + metadata.remaining());
     }
     mappings.requireStored(offset, entryLength);
+    if (badRanges.overlapping(offset, entryLength) != null) {
+      // Not stored, and not refused either: BucketCache frees a refused block's slot and its
+      // allocator hands the last freed slot out first, so every later block of that size would
+      // get this slot and be refused in turn (the size class stops caching; measured in
+      // PmemMediaErrorTest). The block goes into the backing map unwritten; its first read
+      // fails (the pread meets the bad page, or the stale bytes fail the check): a miss, which
+      // frees the slot again. So the slot costs at most one block per read of it.
+      stats.writeSkipped();
+      return;
+    }
     long body = offset + BlockCheck.HEADER_SIZE;
     int blockLength = block.remaining();
     mappings.writeUnchecked(body, block.duplicate());
     mappings.writeUnchecked(body + blockLength, metadata.duplicate());
-    ByteBuffer header = check.header(key, bodyLength, mappings.slices(body, bodyLength));
+    // Summed from the source when it is one buffer (the usual case): the mapping is not read
+    // back, so a write touches its pages only with stores. The bytes are the ones just copied.
+    ByteBuffer[] source = block.nioByteBuffers();
+    ByteBuffer[] summed;
+    if (source.length == 1) {
+      ByteBuffer b = source[0].duplicate();
+      b.position(block.position()).limit(block.limit());
+      summed = new ByteBuffer[] {b.slice(), metadata.duplicate()};
+    } else {
+      summed = mappings.slices(body, bodyLength);
+    }
+    ByteBuffer header = check.header(key, bodyLength, summed);
     mappings.writeUnchecked(offset, header);
   }
+
+  /**
+   * Refuses a raw write (no block header, so a skipped write could not be told from a stored
+   * one) overlapping a range whose read failed with an I/O error: a store into a poisoned page through the mapping raises SIGBUS (a page-cache filesystem has to read the
+   * page in first, which fails; on DAX a store does not clear the poison), which crashes the
+   * JVM (JDK 8) or kills the writing thread with an asynchronous InternalError (JDK 9+).
+   * @throws CacheFileCutException as a write into a cut file: BucketCache drops that block
+   */
+  private void refuseBadRange(long offset, int len) throws CacheFileCutException {
+    long[] bad = badRanges.overlapping(offset, len);
+    if (bad != null) {
+      stats.writeSkipped();
+      throw new CacheFileCutException("pmem cache: a block of " + len + " bytes at " + offset
+          + " would overlap bytes " + bad[0] + " to " + bad[1] + " (" + mappings.whereIs(bad[0])
+          + "), whose read failed with an I/O error (a media error): it is not stored there");
+    }
+  }
+
+  /** Records the range of a block whose positional read failed with an I/O error. */
+  private void recordBadRange(long offset, int len, IOException e) {
+    if (e instanceof java.io.EOFException) {
+      return; // a cut file: requireStored refuses writes past its end
+    }
+    if (badRanges.add(offset, len)) {
+      stats.badRange(badRanges.size());
+      LOG.warn("pmem cache: reading {} bytes at {} ({}) failed with an I/O error ({}): a media"
+          + " error; no block is stored over these bytes again while this cache runs ({} such"
+          + " range(s)). Check the device (ndctl list --media-errors, badblocks)", len, offset,
+          mappings.whereIs(offset), e.getMessage(), badRanges.size());
+    }
+  }
+
+  private final BadRanges badRanges = new BadRanges();
 
   /**
    * The stored bytes of the block at {@code offset}, without its header; nothing copied: views
@@ -405,8 +459,12 @@ public final class PmemStore {
    *
    * <p>One positional read of the whole entry (header and body; one more only when the entry
    * crosses a segment boundary or the allocator hands out several buffers) straight into the
-   * allocator's buffer (a pooled direct buffer in a RegionServer: the kernel copies the page
-   * cache or DAX memory into it, nothing else copies), as stock {@code file:} reads. Never
+   * allocator's buffer (a pooled direct buffer in a RegionServer for the blocks it cached: the
+   * kernel copies the page cache or DAX memory into it, nothing else copies; a block recovered
+   * after a warm restart carries the heap allocator, upstream's BucketProtoUtils.fromPB, and is
+   * read through a temporary direct buffer until it is cached again), as stock {@code file:}
+   * reads. A read that fails with an I/O error (not EOF) records the block's range as bad:
+   * no block is stored over it again (see {@link #writeBlock}). Never
    * through the mappings: a page with nothing behind it (a file truncated by another process, a
    * media error) raises SIGBUS when touched through a mapping, which the JVM turns into a crash
    * in the copy stub (JDK 8) or an asynchronous InternalError delivered past any catch (JDK 9+),
@@ -440,7 +498,16 @@ public final class PmemStore {
           ByteBuffer part = parts[i].duplicate();
           part.limit(Math.min(part.limit(), part.position() + left));
           int n = part.remaining();
-          mappings.readFully(at, part);
+          try {
+            mappings.readFully(at, part);
+          } catch (java.nio.channels.ClosedChannelException e) {
+            throw e;
+          } catch (IOException e) {
+            if (mappings.isLive()) {
+              recordBadRange(offset, entryLength, e); // the file's read, not the allocator
+            }
+            throw e;
+          }
           at += n;
           left -= n;
         }
@@ -459,16 +526,9 @@ public final class PmemStore {
         why = "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
             + " truncated by another process";
       }
-      if (recovering) {
-        stats.readChecked(why == null);
-      }
+      stats.readChecked(recovering, why == null);
       if (why != null) {
-        if (readFailures.getAndIncrement() == 0) {
-          LOG.warn("pmem cache: block {} at {}: {}; it is evicted and read from HDFS (the first"
-              + " such read is logged, the rest at DEBUG)", key, offset, why);
-        } else {
-          LOG.debug("pmem cache: block {} at {}: {}", key, offset, why);
-        }
+        logFailedRead(key, offset, why);
         throw new HBaseIOException("pmem cache block " + key + " at " + offset + ": " + why);
       }
       dst.position(BlockCheck.HEADER_SIZE).limit(entryLength);
@@ -482,9 +542,30 @@ public final class PmemStore {
     }
   }
 
-  /** Reads that found their block unreadable or failing its check. */
-  private final java.util.concurrent.atomic.AtomicLong readFailures =
+  /**
+   * Logs a failed read at WARN, at most once a minute with the count since the last such line
+   * (a failing device fails many reads; each costs one block, read from HDFS instead), the rest
+   * at DEBUG. Every failed read is counted in {@link PmemCacheMXBean#getReadsFailed}.
+   */
+  private void logFailedRead(BlockCacheKey key, long offset, String why) {
+    long failed = unloggedFailures.incrementAndGet();
+    long now = System.nanoTime();
+    long next = nextFailureWarn.get();
+    if (now - next >= 0 && nextFailureWarn.compareAndSet(next, now + FAILURE_WARN_NANOS)) {
+      unloggedFailures.addAndGet(-failed);
+      LOG.warn("pmem cache: block {} at {}: {}; it is evicted and read from HDFS ({} failed"
+          + " read(s) since the last such line; at most one a minute, the rest at DEBUG)", key,
+          offset, why, failed);
+    } else {
+      LOG.debug("pmem cache: block {} at {}: {}", key, offset, why);
+    }
+  }
+
+  private static final long FAILURE_WARN_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+  private final java.util.concurrent.atomic.AtomicLong unloggedFailures =
       new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong nextFailureWarn =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
 
   /** The header bytes at the start of {@code entry}, from position 0. */
   private static ByteBuffer header(ByteBuff entry) {
@@ -542,6 +623,7 @@ public final class PmemStore {
       if (!mappings.isLive()) {
         throw e; // shut down, not a damaged block
       }
+      recordBadRange(offset, entryLength, e);
       return "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
           + " truncated by another process";
     }
@@ -553,7 +635,7 @@ public final class PmemStore {
    */
   public void checkRead(BlockCacheKey key, long offset, int entryLength) throws IOException {
     String why = mismatch(key, offset, entryLength);
-    stats.readChecked(why == null);
+    stats.readChecked(true, why == null);
     if (why != null) {
       throw new HBaseIOException("pmem cache block " + key + " at " + offset + ": " + why);
     }
@@ -590,6 +672,7 @@ public final class PmemStore {
    * @throws CacheFileCutException when its file was cut before that place
    */
   public void write(ByteBuff src, long offset) throws IOException {
+    refuseBadRange(offset, src.remaining());
     mappings.write(offset, src);
   }
 
@@ -712,6 +795,11 @@ public final class PmemStore {
   /** For tests: replaces how mappings are forced (to inject device errors). */
   void forcer(Mappings.Forcer forcer) {
     mappings.forcer(forcer);
+  }
+
+  /** For tests: replaces how the files are read (to inject device errors). */
+  void reader(Mappings.Reader reader) {
+    mappings.reader(reader);
   }
 
   /** For tests: the locks held. */

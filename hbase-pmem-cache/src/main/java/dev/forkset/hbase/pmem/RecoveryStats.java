@@ -32,6 +32,8 @@ final class RecoveryStats implements PmemCacheMXBean {
   private final LongAdder passNanos = new LongAdder();
   private final LongAdder readsChecked = new LongAdder();
   private final LongAdder readsFailed = new LongAdder();
+  private final LongAdder writesSkipped = new LongAdder();
+  private volatile int badRanges;
   private volatile long endNanos = startNanos;
   private volatile boolean complete = true;
 
@@ -59,11 +61,25 @@ final class RecoveryStats implements PmemCacheMXBean {
     }
   }
 
-  void readChecked(boolean intact) {
-    readsChecked.increment();
+  /**
+   * A read's check: counted as a check of a recovered block only while {@code recovering} (the
+   * pass is not over), as failed whenever it failed.
+   */
+  void readChecked(boolean recovering, boolean intact) {
+    if (recovering) {
+      readsChecked.increment();
+    }
     if (!intact) {
       readsFailed.increment();
     }
+  }
+
+  void badRange(int ranges) {
+    badRanges = ranges;
+  }
+
+  void writeSkipped() {
+    writesSkipped.increment();
   }
 
   /** The background pass has ended: log the summary. */
@@ -127,6 +143,16 @@ final class RecoveryStats implements PmemCacheMXBean {
   @Override
   public long getReadsFailed() {
     return readsFailed.sum();
+  }
+
+  @Override
+  public int getBadRanges() {
+    return badRanges;
+  }
+
+  @Override
+  public long getWritesSkipped() {
+    return writesSkipped.sum();
   }
 
   @Override

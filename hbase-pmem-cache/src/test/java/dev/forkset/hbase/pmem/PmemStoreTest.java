@@ -279,7 +279,155 @@ public class PmemStoreTest {
             .release();
       }
       assertEquals(3, s.stats().getRecoveredBlocksFailed());
+      assertEquals("the checked reads and the copying reads", 6, s.stats().getReadsFailed());
+      assertEquals("a cut file is no media error: requireStored refuses writes past its end", 0,
+          s.stats().getBadRanges());
+    } finally {
+      s.close();
+    }
+  }
+
+  /** Positional reads of the files that fail with EIO where they overlap [from, to) of path. */
+  private static Mappings.Reader failingIn(int path, long fileFrom, long fileTo) {
+    return (p, ch, dst, pos) -> {
+      if (p == path && pos < fileTo && pos + dst.remaining() > fileFrom) {
+        throw new IOException("Input/output error");
+      }
+      return ch.read(dst, pos);
+    };
+  }
+
+  private static byte[] bytesAt(PmemStore s, long offset, int len) throws IOException {
+    byte[] out = new byte[len];
+    int at = 0;
+    for (ByteBuffer b : s.slices(offset, len)) {
+      int n = b.remaining();
+      b.get(out, at, n);
+      at += n;
+    }
+    return out;
+  }
+
+  /**
+   * A badblock (EIO from the read) costs its block, and no write stores into its pages after:
+   * BucketCache evicts the block and reuses its slot, and a store into a poisoned page through
+   * the mapping raises SIGBUS (a page-cache filesystem must read the page in first; DAX stores
+   * do not clear poison), which crashes the JVM (JDK 8) or kills the writer thread (JDK 9+).
+   * The write is refused as a write into a cut file is (CacheFileCutException: a failed
+   * allocation to BucketCache), the mapping is not touched, and the other slots keep working.
+   */
+  @Test
+  public void readBlock_hittingAMediaError_refusesLaterWritesOverThatRange() throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = writeBlock(s); // crosses from file a into file b
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      BlockCacheKey keptKey = new BlockCacheKey("hfile", 65536);
+      long kept = 64 * 1024;
+      s.writeBlock(keptKey, kept, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      // One bad page of file a, inside the block's first part (the segment's file offset is
+      // the logical offset here: segment 0 starts at the file's header reserve).
+      long fileAt = s.layout().fileOffset(0) + (offset + 100);
+      s.reader(failingIn(0, fileAt, fileAt + 4096));
+      try {
+        s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false);
+        fail("a block on a bad page was read");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("cannot be read"));
+      }
+      byte[] before = bytesAt(s, offset, len);
+      // BucketCache reuses the slot for another block: not stored (nor refused, see
+      // PmemMediaErrorTest), and its read is a miss, never the old block's bytes.
+      BlockCacheKey other = new BlockCacheKey("other", 0);
+      s.writeBlock(other, offset, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      // A smaller block placed over only a part of the bad range.
+      s.writeBlock(new BlockCacheKey("other", 1), offset + 64, BlockCheck.HEADER_SIZE + 100,
+          ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0));
+      // A raw write has no header to tell a skipped write from a stored one: refused.
+      try {
+        s.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {1, 2, 3})), offset + 200);
+        fail("a raw write into a bad range was attempted");
+      } catch (CacheFileCutException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("media error"));
+        assertTrue(expected.getMessage(), expected.getMessage().contains(a.getPath()));
+      }
+      assertArrayEquals("the mapping over the bad range was written", before,
+          bytesAt(s, offset, len));
+      s.reader((p, ch, dst, pos) -> ch.read(dst, pos)); // the page readable again (stale bytes)
+      try {
+        s.readBlock(other, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP,
+            false);
+        fail("a block that was not stored was read");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("another key"));
+      }
+      assertEquals(1, s.stats().getBadRanges());
+      assertEquals(3, s.stats().getWritesSkipped());
+      // The other slots: read, rewritten and read again.
+      s.readBlock(keptKey, kept, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+          .release();
+      long elsewhere = 3 * MIB;
+      s.writeBlock(KEY, elsewhere, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      s.readBlock(KEY, elsewhere, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+          .release();
+      // A block ending right before the bad range's block is not refused.
+      s.writeBlock(keptKey, offset - len, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      assertEquals(1, s.stats().getBadRanges());
+    } finally {
+      s.close();
+    }
+  }
+
+  /**
+   * A block failing its check (torn, a punched hole, stale) is no media error: its slot is
+   * rewritten as any other (a write to a hole allocates a new page), and nothing is recorded.
+   */
+  @Test
+  public void readBlock_failingItsCheck_leavesItsSlotWritable() throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = writeBlock(s);
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      s.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {1})), offset + 3000);
+      try {
+        s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false);
+        fail("a damaged block was read");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("fails its"));
+      }
+      assertEquals(0, s.stats().getBadRanges());
+      writeBlock(s);
+      s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+          .release();
+    } finally {
+      s.close();
+    }
+  }
+
+  /** Every failed read is counted, after the recovery pass as during it (finding B). */
+  @Test
+  public void readBlock_failures_areCountedOutsideTheRecoveryPass() throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = writeBlock(s);
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      s.write(ByteBuff.wrap(ByteBuffer.wrap(new byte[] {1})), offset + 3000);
+      for (int i = 0; i < 3; i++) {
+        try {
+          s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP,
+              false);
+          fail("a damaged block was read");
+        } catch (HBaseIOException expected) {
+          // counted
+        }
+      }
       assertEquals(3, s.stats().getReadsFailed());
+      assertEquals("reads outside the pass are not checks of recovered blocks", 0,
+          s.stats().getReadsChecked());
     } finally {
       s.close();
     }

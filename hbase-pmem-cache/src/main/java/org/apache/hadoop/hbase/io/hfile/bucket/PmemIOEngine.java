@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A write past the end of a file cut under the running cache is refused
  *       ({@code CacheFileCutException}) and reported to BucketCache as a failed allocation, so
  *       the writer drops that one block and goes on.
+ *   <li>A block whose write overlaps a range a read found unreadable (an I/O error, a media
+ *       error) is not stored and not refused: it enters the backing map unwritten and its first
+ *       read is a miss ({@code PmemStore#writeBlock} says why a refusal would stall its size).
  *   <li>BucketCache shuts it down after its final persist with
  *       {@link #shutdown(boolean, boolean)} (patch 0060): whether that persist succeeded (the
  *       clean stop is recorded only then) and whether no reader holds a block (the files are
