@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * touches by their union), so the one range that can overlap a write is the last one starting
  * before the write ends, and a lookup is one lock-free floor search; inserts are rare (one per
  * failed block) and serialized. At most {@link #MAX} ranges: past that a new range is merged
- * with its nearest neighbour, which widens what is refused (capacity lost, never a page
+ * with its nearest neighbour, which widens what is skipped (capacity lost, never a page
  * written that should not be), so the memory stays bounded on a failing device.
  */
 final class BadRanges {

@@ -444,6 +444,15 @@ public final class PmemStore {
    * {@link #readBlock} for why the default reads copies).
    */
   public ByteBuffer[] blockBody(long offset, int entryLength) throws IOException {
+    // A block over a bad range was never stored (writeBlock skips it): the mapping holds what
+    // was there before, another block's bytes or the poisoned page. Unchecked views must not
+    // hand that out; a miss instead (the caller evicts, which frees the slot).
+    long[] bad = badRanges.overlapping(offset, entryLength);
+    if (bad != null) {
+      throw new HBaseIOException("pmem cache block at " + offset + ": overlaps bytes " + bad[0]
+          + " to " + bad[1] + " (" + mappings.whereIs(bad[0]) + "), whose read failed with an"
+          + " I/O error; it was not stored there");
+    }
     return mappings.slices(offset + BlockCheck.HEADER_SIZE, entryLength - BlockCheck.HEADER_SIZE);
   }
 

@@ -313,11 +313,12 @@ public class PmemStoreTest {
    * BucketCache evicts the block and reuses its slot, and a store into a poisoned page through
    * the mapping raises SIGBUS (a page-cache filesystem must read the page in first; DAX stores
    * do not clear poison), which crashes the JVM (JDK 8) or kills the writer thread (JDK 9+).
-   * The write is refused as a write into a cut file is (CacheFileCutException: a failed
-   * allocation to BucketCache), the mapping is not touched, and the other slots keep working.
+   * A block written there is skipped (not stored, its first read a miss, whether checked or
+   * a view of the mapping), a raw write is refused, the mapping is not touched, and the other
+   * slots keep working.
    */
   @Test
-  public void readBlock_hittingAMediaError_refusesLaterWritesOverThatRange() throws IOException {
+  public void readBlock_hittingAMediaError_skipsLaterBlocksOverThatRange() throws IOException {
     PmemStore s = open();
     try {
       long offset = writeBlock(s); // crosses from file a into file b
@@ -362,6 +363,13 @@ public class PmemStoreTest {
         fail("a block that was not stored was read");
       } catch (HBaseIOException expected) {
         assertTrue(expected.getMessage(), expected.getMessage().contains("another key"));
+      }
+      // Nor do the unchecked views of hbase.bucketcache.pmem.read=mapped hand its bytes out.
+      try {
+        s.blockBody(offset, len);
+        fail("a view of a block that was not stored was handed out");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("not stored"));
       }
       assertEquals(1, s.stats().getBadRanges());
       assertEquals(3, s.stats().getWritesSkipped());
