@@ -416,7 +416,7 @@ public class PmemStoreTest {
     }
   }
 
-  /** Every failed read is counted, after the recovery pass as during it (finding B). */
+  /** Every failed read is counted, after the recovery pass as during it. */
   @Test
   public void readBlock_failures_areCountedOutsideTheRecoveryPass() throws IOException {
     PmemStore s = open();
