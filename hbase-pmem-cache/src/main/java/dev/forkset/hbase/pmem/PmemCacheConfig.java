@@ -117,12 +117,15 @@ public final class PmemCacheConfig {
 
   public static final Setting SHUTDOWN_RETRIEVAL_WAIT = hbase(
       "hbase.bucketcache.shutdown.retrieval.wait.ms", "10000", "milliseconds (patch 0106)",
-      "How long BucketCache's shutdown waits for the background read of the persisted map to"
-          + " stop (it stops at its next entry; this bounds a read stuck on the device). Then the"
-          + " read is interrupted, waited for as long again, and the shutdown goes on without it,"
-          + " with one warning; the engine is told that no block is released, so its mappings are"
-          + " left to the garbage collector. Read at start; a malformed or negative value fails"
-          + " the start with a message naming the key.");
+      "How long BucketCache's shutdown waits for a thread it stops: the background read of the"
+          + " persisted map (it stops at its next entry), and since 2.6.4-fork.9 the writer"
+          + " threads and the persister (a checkpoint in flight), each wait bounding a thread"
+          + " stuck on the device. Then the thread is interrupted, waited for as long again, and"
+          + " the shutdown goes on without it, with one warning; the engine is told that no block"
+          + " is released, so its mappings are left to the garbage collector, and when a writer"
+          + " or the persister did not stop no final checkpoint is taken (the next start finds the"
+          + " last one, as after a crash). Read at start; a malformed or negative value fails the"
+          + " start with a message naming the key.");
 
   public static final Setting ENGINE = add("hbase.bucketcache.pmem.engine", "module",
       "module, stock",
