@@ -22,9 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cache's memory: one mapping per {@link Layout} segment, writes into them, reads of blocks
- * from the files (one positional read into the reader's buffer), zero-copy views (opt-in reads,
- * tests), and forcing what was written to the device.
+ * The cache's memory: one mapping per {@link Layout} segment; writes of blocks to the files
+ * (positional writes, the default) or into the mappings (opt-in); reads of blocks from the files
+ * (one positional read into the reader's buffer); zero-copy views (opt-in reads, tests); and
+ * forcing what was written to the device.
  *
  * <p>Implementation notes:
  * <ol>
@@ -36,6 +37,11 @@ import org.slf4j.LoggerFactory;
  *       each path; a DAX filesystem grants it (stores then reach the device and a force is a
  *       cache-line flush), anything else refuses it and the path is mapped through the page
  *       cache with one warning (or start fails with map.sync=require).
+ *   <li>Blocks are written to the files with positional writes by default ({@link #writeFiles}):
+ *       a write cannot fault, where a store through a mapping into a page that is gone raises
+ *       SIGBUS. A sync forces each file written since its last force ({@link #syncFiles}). With
+ *       hbase.bucketcache.pmem.write=mapped blocks are copied into the mappings instead, and the
+ *       next note applies.
  *   <li>Each segment keeps the page runs written since its last force ({@link DirtyRuns}), so a
  *       sync costs what was written, not the distance between writes. A sync takes the runs and
  *       forces each; if a force fails, that run and the ones not yet forced are added back
@@ -71,6 +77,16 @@ final class Mappings {
     }
   }
 
+  /** How the files are written: a positional write; replaced by tests to inject device errors. */
+  interface Writer {
+    int write(int path, FileChannel ch, ByteBuffer src, long position) throws IOException;
+  }
+
+  /** Forces a file written with positional writes; replaced by tests to inject device errors. */
+  interface FileForcer {
+    void force(int path, FileChannel ch) throws IOException;
+  }
+
   /** JDK 14+ MAP_SYNC map mode, or null. */
   private static final FileChannel.MapMode READ_WRITE_SYNC = findSyncMode("READ_WRITE_SYNC");
 
@@ -99,6 +115,16 @@ final class Mappings {
   private final DirtyRuns[] dirty;
   private final Object[] forceLocks;
   private volatile Forcer forcer = JDK_FORCE;
+  /**
+   * Whether blocks are copied into the mappings (hbase.bucketcache.pmem.write=mapped) rather
+   * than written to the files with positional writes (the default).
+   */
+  private final boolean writeMapped;
+  /** Per path: 1 when a positional write ended since the path's last force began. */
+  private final java.util.concurrent.atomic.AtomicIntegerArray fileDirty;
+  private final Object[] fileForceLocks;
+  private volatile Writer writer = (path, ch, src, position) -> ch.write(src, position);
+  private volatile FileForcer fileForcer = (path, ch) -> ch.force(false);
   /** Never interrupted (shutdown(), not shutdownNow()): see {@link #readFully}. */
   private final ExecutorService checkers = newCheckers();
   /**
@@ -110,14 +136,22 @@ final class Mappings {
   /**
    * Maps every segment.
    * @param uninterruptible whether every channel was made immune to interrupts
+   * @param writeMapped     whether writes copy into the mappings rather than write the files
    * @throws IOException naming the path when a mapping fails or MAP_SYNC is required and refused
    */
   Mappings(Layout layout, FileChannel[] channels, List<File> paths,
-      PmemCacheConfig.MapSync mode, boolean uninterruptible) throws IOException {
+      PmemCacheConfig.MapSync mode, boolean uninterruptible, boolean writeMapped)
+      throws IOException {
     this.layout = layout;
     this.channels = channels;
     this.paths = paths;
     this.uninterruptible = uninterruptible;
+    this.writeMapped = writeMapped;
+    this.fileDirty = new java.util.concurrent.atomic.AtomicIntegerArray(layout.pathCount());
+    this.fileForceLocks = new Object[layout.pathCount()];
+    for (int i = 0; i < fileForceLocks.length; i++) {
+      fileForceLocks[i] = new Object();
+    }
     int n = layout.segmentCount();
     this.mapSync = new boolean[layout.pathCount()];
     MappedByteBuffer[] segs = new MappedByteBuffer[n];
@@ -184,6 +218,19 @@ final class Mappings {
     this.forcer = f;
   }
 
+  void writer(Writer w) {
+    this.writer = w;
+  }
+
+  void fileForcer(FileForcer f) {
+    this.fileForcer = f;
+  }
+
+  /** Whether writes copy into the mappings (opt-in) rather than write the files. */
+  boolean writesMapped() {
+    return writeMapped;
+  }
+
   /** How the files are read: a positional read; replaced by tests to inject device errors. */
   interface Reader {
     int read(int path, FileChannel ch, ByteBuffer dst, long position) throws IOException;
@@ -226,6 +273,12 @@ final class Mappings {
 
   /** {@link #write(long, ByteBuff)} after the caller ran {@link #requireStored} for the range. */
   void writeUnchecked(long offset, ByteBuff src) throws IOException {
+    if (!writeMapped) {
+      int len = src.remaining();
+      writeFiles(new long[] {offset}, new ByteBuffer[] {contiguous(src)});
+      src.position(src.position() + len);
+      return;
+    }
     MappedByteBuffer[] segs = live();
     int len = src.remaining();
     checkRange(offset, len);
@@ -261,6 +314,89 @@ final class Mappings {
   }
 
   /**
+   * The remaining bytes of {@code src} as one buffer: a view of it when it is one buffer (the
+   * usual case), else a copy into this thread's scratch buffer (valid until the thread's next
+   * call). Views and copies are direct or heap as the source is.
+   */
+  static ByteBuffer contiguous(ByteBuff src) {
+    if (src instanceof org.apache.hadoop.hbase.nio.SingleByteBuff) {
+      ByteBuffer b = src.nioByteBuffers()[0].duplicate();
+      b.limit(src.limit()).position(src.position());
+      return b.slice();
+    }
+    int len = src.remaining();
+    ByteBuffer out = WRITE_SCRATCH.get();
+    if (out.capacity() < len) {
+      out = ByteBuffer.allocateDirect(Math.max(len, out.capacity() * 2));
+      WRITE_SCRATCH.set(out);
+    }
+    ByteBuffer dst = out.duplicate();
+    dst.clear();
+    src.get(dst, src.position(), len);
+    ByteBuffer view = out.duplicate();
+    view.clear().limit(len);
+    return view.slice();
+  }
+
+  /** Per writing thread; grows to the largest block written from several buffers. */
+  private static final ThreadLocal<ByteBuffer> WRITE_SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(64 * 1024));
+
+  /**
+   * Writes {@code parts[i]} (its remaining bytes) at logical offset {@code at[i]}, in order, with
+   * positional writes of the files, never through the mappings: a page that is gone under the
+   * cache (a file cut by another process, a media error, a punched hole on a full filesystem)
+   * fails the write with an IOException, where a store through a mapping raises SIGBUS (a crash
+   * in the copy on JDK 8, an asynchronous InternalError on JDK 9+). A write past the end of a
+   * cut file extends it again (the cut pages between read as zeros, which their blocks' checks
+   * refuse). On the caller's thread when the channels are immune to interrupts, else on a
+   * checker thread: an interrupted thread's write would close the channel and drop the lock
+   * (see {@link #check}). The parts' positions are not moved.
+   * @throws IOException when a write fails (device error, no space, shut down)
+   */
+  void writeFiles(long[] at, ByteBuffer[] parts) throws IOException {
+    live();
+    for (int i = 0; i < parts.length; i++) {
+      checkRange(at[i], parts[i].remaining());
+    }
+    if (uninterruptible) {
+      writeFilesHere(at, parts);
+    } else {
+      onChecker(at[0], () -> {
+        writeFilesHere(at, parts);
+        return null;
+      });
+    }
+  }
+
+  private void writeFilesHere(long[] at, ByteBuffer[] parts) throws IOException {
+    for (int i = 0; i < parts.length; i++) {
+      ByteBuffer src = parts[i].duplicate();
+      long pos = at[i];
+      while (src.hasRemaining()) {
+        int s = layout.segmentOf(pos);
+        int in = layout.offsetInSegment(pos);
+        int n = (int) Math.min(src.remaining(), layout.segmentLength(s) - in);
+        int path = layout.fileOf(s);
+        long fileAt = layout.fileOffset(s) + in;
+        int limit = src.limit();
+        src.limit(src.position() + n);
+        try {
+          while (src.hasRemaining()) {
+            writer.write(path, channels[path], src, fileAt + n - src.remaining());
+          }
+        } finally {
+          src.limit(limit);
+        }
+        // After the write: a sync that took the flag before this write ended forces again
+        // next time (see sync).
+        fileDirty.set(path, 1);
+        pos += n;
+      }
+    }
+  }
+
+  /**
    * Refuses a write into a page past the end of its file: a store into such a page of a mapping
    * raises SIGBUS (an asynchronous InternalError on JDK 9+, a crash in the copy stub on JDK 8).
    * A file is only ever that short when another process cut it under the running cache (one
@@ -268,11 +404,15 @@ final class Mappings {
    * window is the copy's (microseconds), not the cache's lifetime. The length is an fstat of
    * the locked descriptor (or, when the channels are interruptible, a stat of the path, which
    * is the locked file unless it was renamed away meanwhile).
+   * Positional writes (the default) need no such look: they fail or extend the file.
    * @throws CacheFileCutException when a file ends before the range does
    */
   void requireStored(long offset, int len) throws IOException {
     live();
     checkRange(offset, len);
+    if (!writeMapped) {
+      return;
+    }
     long pos = offset;
     int left = len;
     while (left > 0) {
@@ -494,6 +634,7 @@ final class Mappings {
    */
   void sync() throws IOException {
     MappedByteBuffer[] segs = live();
+    syncFiles();
     for (int s = 0; s < segs.length; s++) {
       synchronized (forceLocks[s]) {
         List<int[]> runs;
@@ -522,6 +663,30 @@ final class Mappings {
             throw e instanceof IOException ? (IOException) e
                 : new IOException("forcing the pmem cache's written pages failed", e);
           }
+        }
+      }
+    }
+  }
+
+  /**
+   * Forces every file written with positional writes since its last force (fdatasync: the kernel
+   * writes back that file's dirty pages, what was written, and on a DAX mount the metadata
+   * only). Forces of one file are serialized, so a sync returns only when every write that
+   * ended before it has been forced, by it or by a concurrent sync; a failed force leaves the
+   * file dirty for the next sync.
+   */
+  private void syncFiles() throws IOException {
+    for (int p = 0; p < channels.length; p++) {
+      synchronized (fileForceLocks[p]) {
+        if (fileDirty.getAndSet(p, 0) == 0) {
+          continue;
+        }
+        try {
+          fileForcer.force(p, channels[p]);
+        } catch (IOException | RuntimeException e) {
+          fileDirty.set(p, 1);
+          throw e instanceof IOException ? (IOException) e
+              : new IOException("forcing the pmem cache file " + paths.get(p) + " failed", e);
         }
       }
     }

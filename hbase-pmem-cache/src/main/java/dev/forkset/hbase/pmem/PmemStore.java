@@ -149,7 +149,7 @@ public final class PmemStore {
         }
       }
       Mappings mappings = new Mappings(layout, channels, paths, config.mapSync(),
-          interruptible == null);
+          interruptible == null, config.writeMapped());
       mapped = mappings;
 
       // Every check has passed: from here on the engine writes.
@@ -387,21 +387,33 @@ public final class PmemStore {
       return;
     }
     long body = offset + BlockCheck.HEADER_SIZE;
-    int blockLength = block.remaining();
-    mappings.writeUnchecked(body, block.duplicate());
-    mappings.writeUnchecked(body + blockLength, metadata.duplicate());
-    // Summed from the source when it is one buffer (the usual case): the mapping is not read
-    // back, so a write touches its pages only with stores. The bytes are the ones just copied.
-    ByteBuffer[] source = block.nioByteBuffers();
-    ByteBuffer[] summed;
-    if (source.length == 1) {
-      ByteBuffer b = source[0].duplicate();
-      b.position(block.position()).limit(block.limit());
-      summed = new ByteBuffer[] {b.slice(), metadata.duplicate()};
-    } else {
-      summed = mappings.slices(body, bodyLength);
+    // The block's bytes as one buffer (a view; a copy only when it spans several buffers), so
+    // the checksum is summed from the source, never read back from the mapping or the file.
+    ByteBuffer bytes = Mappings.contiguous(block);
+    int blockLength = bytes.remaining();
+    ByteBuffer header = check.header(key, bodyLength,
+        new ByteBuffer[] {bytes.duplicate(), metadata.duplicate()});
+    if (!mappings.writesMapped()) {
+      // Body, metadata, then header: a write cut short leaves the old header, which does not
+      // vouch for these bytes (another key, or the same block's bytes).
+      try {
+        mappings.writeFiles(new long[] {body, body + blockLength, offset},
+            new ByteBuffer[] {bytes, metadata.duplicate(), header});
+      } catch (java.nio.channels.ClosedChannelException e) {
+        throw e; // shut down: not the device
+      } catch (IOException e) {
+        if (!mappings.isLive()) {
+          throw e; // shut down, not the device
+        }
+        // Skipped, not refused, as over a bad range above: a refusal would hand the same slot
+        // to every later block of this size. Its read is a miss.
+        recordBadRange(offset, entryLength, e, "writing");
+        stats.writeSkipped();
+      }
+      return;
     }
-    ByteBuffer header = check.header(key, bodyLength, summed);
+    mappings.writeUnchecked(body, ByteBuff.wrap(bytes));
+    mappings.writeUnchecked(body + blockLength, metadata.duplicate());
     mappings.writeUnchecked(offset, header);
   }
 
@@ -422,16 +434,17 @@ public final class PmemStore {
     }
   }
 
-  /** Records the range of a block whose positional read failed with an I/O error. */
-  private void recordBadRange(long offset, int len, IOException e) {
+  /** Records the range of a block whose positional read or write failed with an I/O error. */
+  private void recordBadRange(long offset, int len, IOException e, String doing) {
     if (e instanceof java.io.EOFException) {
-      return; // a cut file: requireStored refuses writes past its end
+      return; // a cut file: a positional write extends it again, a mapped one is refused
     }
     if (badRanges.add(offset, len)) {
       stats.badRange(badRanges.size());
-      LOG.warn("pmem cache: reading {} bytes at {} ({}) failed with an I/O error ({}): a media"
-          + " error; no block is stored over these bytes again while this cache runs ({} such"
-          + " range(s)). Check the device (ndctl list --media-errors, badblocks)", len, offset,
+      LOG.warn("pmem cache: {} {} bytes at {} ({}) failed with an I/O error ({}): a media"
+          + " error (or no space under a hole punched into the file); no block is stored over"
+          + " these bytes again while this cache runs ({} such range(s)). Check the device"
+          + " (ndctl list --media-errors, badblocks)", doing, len, offset,
           mappings.whereIs(offset), e.getMessage(), badRanges.size());
     }
   }
@@ -513,7 +526,7 @@ public final class PmemStore {
             throw e;
           } catch (IOException e) {
             if (mappings.isLive()) {
-              recordBadRange(offset, entryLength, e); // the file's read, not the allocator
+              recordBadRange(offset, entryLength, e, "reading"); // the file's read, not the allocator
             }
             throw e;
           }
@@ -632,7 +645,7 @@ public final class PmemStore {
       if (!mappings.isLive()) {
         throw e; // shut down, not a damaged block
       }
-      recordBadRange(offset, entryLength, e);
+      recordBadRange(offset, entryLength, e, "reading");
       return "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
           + " truncated by another process";
     }
@@ -804,6 +817,16 @@ public final class PmemStore {
   /** For tests: replaces how mappings are forced (to inject device errors). */
   void forcer(Mappings.Forcer forcer) {
     mappings.forcer(forcer);
+  }
+
+  /** For tests: replaces how the files are written (to inject device errors). */
+  void writer(Mappings.Writer writer) {
+    mappings.writer(writer);
+  }
+
+  /** For tests: replaces how written files are forced (to inject device errors). */
+  void fileForcer(Mappings.FileForcer forcer) {
+    mappings.fileForcer(forcer);
   }
 
   /** For tests: replaces how the files are read (to inject device errors). */

@@ -50,7 +50,7 @@ public class MappingsTest {
       }
       open.add(channels[i]);
     }
-    return new Mappings(layout, channels, paths, PmemCacheConfig.MapSync.AUTO, false);
+    return new Mappings(layout, channels, paths, PmemCacheConfig.MapSync.AUTO, false, true);
   }
 
   private List<File> twoFiles() throws IOException {
@@ -287,7 +287,7 @@ public class MappingsTest {
         StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ch.truncate(layout.fileLength(0));
       new Mappings(layout, new FileChannel[] {ch}, Arrays.asList(f),
-          PmemCacheConfig.MapSync.REQUIRE, false);
+          PmemCacheConfig.MapSync.REQUIRE, false, true);
       fail("MAP_SYNC granted on " + f + ": is the test directory on a DAX mount?");
     } catch (IOException e) {
       assertTrue(e.getMessage(), e.getMessage().contains(PmemCacheConfig.MAP_SYNC.name));
