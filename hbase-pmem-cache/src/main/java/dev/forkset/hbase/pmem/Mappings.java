@@ -275,7 +275,7 @@ final class Mappings {
   void writeUnchecked(long offset, ByteBuff src) throws IOException {
     if (!writeMapped) {
       int len = src.remaining();
-      writeFiles(new long[] {offset}, new ByteBuffer[] {contiguous(src)});
+      writeFiles(offset, contiguous(src));
       src.position(src.position() + len);
       return;
     }
@@ -343,56 +343,51 @@ final class Mappings {
       ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(64 * 1024));
 
   /**
-   * Writes {@code parts[i]} (its remaining bytes) at logical offset {@code at[i]}, in order, with
-   * positional writes of the files, never through the mappings: a page that is gone under the
-   * cache (a file cut by another process, a media error, a punched hole on a full filesystem)
-   * fails the write with an IOException, where a store through a mapping raises SIGBUS (a crash
-   * in the copy on JDK 8, an asynchronous InternalError on JDK 9+). A write past the end of a
-   * cut file extends it again (the cut pages between read as zeros, which their blocks' checks
-   * refuse). On the caller's thread when the channels are immune to interrupts, else on a
-   * checker thread: an interrupted thread's write would close the channel and drop the lock
-   * (see {@link #check}). The parts' positions are not moved.
+   * Writes the remaining bytes of {@code src} at logical offset {@code offset} with positional
+   * writes of the files (one per segment the range touches), never through the mappings: a page
+   * that is gone under the cache (a file cut by another process, a media error, a punched hole
+   * on a full filesystem) fails the write with an IOException, where a store through a mapping
+   * raises SIGBUS (a crash in the copy on JDK 8, an asynchronous InternalError on JDK 9+). A
+   * write past the end of a cut file extends it again (the cut pages between read as zeros,
+   * which their blocks' checks refuse). On the caller's thread when the channels are immune to
+   * interrupts, else on a checker thread: an interrupted thread's write would close the channel
+   * and drop the lock (see {@link #check}). {@code src}'s position is not moved.
    * @throws IOException when a write fails (device error, no space, shut down)
    */
-  void writeFiles(long[] at, ByteBuffer[] parts) throws IOException {
+  void writeFiles(long offset, ByteBuffer src) throws IOException {
     live();
-    for (int i = 0; i < parts.length; i++) {
-      checkRange(at[i], parts[i].remaining());
-    }
+    checkRange(offset, src.remaining());
     if (uninterruptible) {
-      writeFilesHere(at, parts);
+      writeFilesHere(offset, src.duplicate());
     } else {
-      onChecker(at[0], () -> {
-        writeFilesHere(at, parts);
+      onChecker(offset, () -> {
+        writeFilesHere(offset, src.duplicate());
         return null;
       });
     }
   }
 
-  private void writeFilesHere(long[] at, ByteBuffer[] parts) throws IOException {
-    for (int i = 0; i < parts.length; i++) {
-      ByteBuffer src = parts[i].duplicate();
-      long pos = at[i];
-      while (src.hasRemaining()) {
-        int s = layout.segmentOf(pos);
-        int in = layout.offsetInSegment(pos);
-        int n = (int) Math.min(src.remaining(), layout.segmentLength(s) - in);
-        int path = layout.fileOf(s);
-        long fileAt = layout.fileOffset(s) + in;
-        int limit = src.limit();
-        src.limit(src.position() + n);
-        try {
-          while (src.hasRemaining()) {
-            writer.write(path, channels[path], src, fileAt + n - src.remaining());
-          }
-        } finally {
-          src.limit(limit);
+  private void writeFilesHere(long offset, ByteBuffer src) throws IOException {
+    long pos = offset;
+    while (src.hasRemaining()) {
+      int s = layout.segmentOf(pos);
+      int in = layout.offsetInSegment(pos);
+      int n = (int) Math.min(src.remaining(), layout.segmentLength(s) - in);
+      int path = layout.fileOf(s);
+      long fileAt = layout.fileOffset(s) + in;
+      int limit = src.limit();
+      src.limit(src.position() + n);
+      try {
+        while (src.hasRemaining()) {
+          writer.write(path, channels[path], src, fileAt + n - src.remaining());
         }
-        // After the write: a sync that took the flag before this write ended forces again
-        // next time (see sync).
-        fileDirty.set(path, 1);
-        pos += n;
+      } finally {
+        src.limit(limit);
       }
+      // After the write: a sync that took the flag before this write ended forces again next
+      // time (see syncFiles).
+      fileDirty.set(path, 1);
+      pos += n;
     }
   }
 

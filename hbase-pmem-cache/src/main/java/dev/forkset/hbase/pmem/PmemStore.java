@@ -48,8 +48,11 @@ import org.slf4j.LoggerFactory;
  *       checkpoint and verifies every entry against its block header before serving it (patch
  *       0056), so the same path serves a clean restart, a kill -9 and a power loss. Whether the
  *       previous run stopped cleanly is only reported.
- *   <li>A block is written body first, then its header, whose checksum covers the stored body;
- *       a write torn by a crash fails its check.
+ *   <li>A block's header carries the checksum of its body: a write torn by a crash (a kill
+ *       during the write, a power cut before the sync) fails its check, whatever part of it
+ *       landed. By default the entry goes to its file in one positional write; with
+ *       hbase.bucketcache.pmem.write=mapped the body is copied into the mapping first, then its
+ *       header.
  *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
  *       closes the files (which releases the locks), in that order, so a second engine on the
  *       same paths, in this JVM or another, starts warm at once. BucketCache calls it after its
@@ -394,11 +397,19 @@ public final class PmemStore {
     ByteBuffer header = check.header(key, bodyLength,
         new ByteBuffer[] {bytes.duplicate(), metadata.duplicate()});
     if (!mappings.writesMapped()) {
-      // Body, metadata, then header: a write cut short leaves the old header, which does not
-      // vouch for these bytes (another key, or the same block's bytes).
+      // The whole entry in one positional write (one system call; two only across a segment
+      // boundary). Its order does not matter: a write cut short (a kill during it, a power cut
+      // before the sync) leaves an old header with new bytes or a new header with old bytes, and
+      // either fails the check (another key, or the checksum), as a torn mapped write does.
+      ByteBuffer entry = ENTRY_SCRATCH.get();
+      if (entry.capacity() < entryLength) {
+        entry = ByteBuffer.allocateDirect(Math.max(entryLength, entry.capacity() * 2));
+        ENTRY_SCRATCH.set(entry);
+      }
+      entry.clear();
+      entry.put(header.duplicate()).put(bytes.duplicate()).put(metadata.duplicate()).flip();
       try {
-        mappings.writeFiles(new long[] {body, body + blockLength, offset},
-            new ByteBuffer[] {bytes, metadata.duplicate(), header});
+        mappings.writeFiles(offset, entry);
       } catch (java.nio.channels.ClosedChannelException e) {
         throw e; // shut down: not the device
       } catch (IOException e) {
@@ -416,6 +427,13 @@ public final class PmemStore {
     mappings.writeUnchecked(body + blockLength, metadata.duplicate());
     mappings.writeUnchecked(offset, header);
   }
+
+  /**
+   * Per writing thread, the entry (header, body, metadata) of a positional block write; direct,
+   * so the write copies it once, into the file. Grows to the largest entry written.
+   */
+  private static final ThreadLocal<ByteBuffer> ENTRY_SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(66 * 1024));
 
   /**
    * Refuses a raw write (no block header, so a skipped write could not be told from a stored
