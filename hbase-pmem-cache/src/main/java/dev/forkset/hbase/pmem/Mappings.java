@@ -39,16 +39,19 @@ import org.slf4j.LoggerFactory;
  *       cache with one warning (or start fails with map.sync=require).
  *   <li>Blocks are written to the files with positional writes by default ({@link #writeFiles}):
  *       a write cannot fault, where a store through a mapping into a page that is gone raises
- *       SIGBUS. A sync forces each file written since its last force ({@link #syncFiles}). With
+ *       SIGBUS. A sync forces each file written since its last force (fdatasync). With
  *       hbase.bucketcache.pmem.write=mapped blocks are copied into the mappings instead, and the
  *       next note applies.
  *   <li>Each segment keeps the page runs written since its last force ({@link DirtyRuns}), so a
  *       sync costs what was written, not the distance between writes. A sync takes the runs and
  *       forces each; if a force fails, that run and the ones not yet forced are added back
- *       before the IOException is thrown, so a later sync forces them again and nothing reports
- *       written data as durable when it is not. Forces of one segment are serialized: a sync
- *       returns only when every run dirty at its start has been forced, by it or by a
- *       concurrent sync.
+ *       before the IOException is thrown, so a later sync forces them again.
+ *   <li>Nothing reports written data as durable when it is not: each file and each segment has
+ *       a {@link ForceLedger}, and each writing thread remembers the numbers of its writes not
+ *       yet confirmed; its sync fails when a force failed that covered one of them, even if a
+ *       later force (by it or another thread) succeeded, because a retried fsync or msync does
+ *       not bring back pages whose write-back failed. BucketCache's writer drops a batch whose
+ *       sync failed, so the backing map never names such a block.
  *   <li>A force that fails inside the JDK may surface as an unchecked exception (JDK 13+
  *       {@code UncheckedIOException}) or as an undeclared IOException (JDK 8); both become an
  *       IOException here, the type BucketCache's I/O-error handling expects.
@@ -115,14 +118,18 @@ final class Mappings {
   private final DirtyRuns[] dirty;
   private final Object[] forceLocks;
   private volatile Forcer forcer = JDK_FORCE;
+  /** Per path, then per segment: what forces made durable or may have lost. */
+  private final ForceLedger[] ledgers;
+  /**
+   * Per writing thread: for each ledger, the first and last number of its writes not yet
+   * confirmed by a sync of that thread (0, 0 when none).
+   */
+  private final ThreadLocal<long[]> unconfirmed;
   /**
    * Whether blocks are copied into the mappings (hbase.bucketcache.pmem.write=mapped) rather
    * than written to the files with positional writes (the default).
    */
   private final boolean writeMapped;
-  /** Per path: 1 when a positional write ended since the path's last force began. */
-  private final java.util.concurrent.atomic.AtomicIntegerArray fileDirty;
-  private final Object[] fileForceLocks;
   private volatile Writer writer = (path, ch, src, position) -> ch.write(src, position);
   private volatile FileForcer fileForcer = (path, ch) -> ch.force(false);
   /** Never interrupted (shutdown(), not shutdownNow()): see {@link #readFully}. */
@@ -147,11 +154,11 @@ final class Mappings {
     this.paths = paths;
     this.uninterruptible = uninterruptible;
     this.writeMapped = writeMapped;
-    this.fileDirty = new java.util.concurrent.atomic.AtomicIntegerArray(layout.pathCount());
-    this.fileForceLocks = new Object[layout.pathCount()];
-    for (int i = 0; i < fileForceLocks.length; i++) {
-      fileForceLocks[i] = new Object();
+    this.ledgers = new ForceLedger[layout.pathCount() + layout.segmentCount()];
+    for (int i = 0; i < ledgers.length; i++) {
+      ledgers[i] = new ForceLedger();
     }
+    this.unconfirmed = ThreadLocal.withInitial(() -> new long[2 * ledgers.length]);
     int n = layout.segmentCount();
     this.mapSync = new boolean[layout.pathCount()];
     MappedByteBuffer[] segs = new MappedByteBuffer[n];
@@ -295,7 +302,8 @@ final class Mappings {
       int from = src.position();
       src.get(dst, from, n);
       src.position(from + n);
-      markDirty(s, in, in + n);
+      markDirty(s, in, in + n); // before the number: a force covering it takes this run
+      note(unconfirmed.get(), layout.pathCount() + s);
       pos += n;
       left -= n;
     }
@@ -357,17 +365,18 @@ final class Mappings {
   void writeFiles(long offset, ByteBuffer src) throws IOException {
     live();
     checkRange(offset, src.remaining());
+    long[] mine = unconfirmed.get(); // the caller's, also when a checker thread writes
     if (uninterruptible) {
-      writeFilesHere(offset, src.duplicate());
+      writeFilesHere(offset, src.duplicate(), mine);
     } else {
       onChecker(offset, () -> {
-        writeFilesHere(offset, src.duplicate());
+        writeFilesHere(offset, src.duplicate(), mine);
         return null;
       });
     }
   }
 
-  private void writeFilesHere(long offset, ByteBuffer src) throws IOException {
+  private void writeFilesHere(long offset, ByteBuffer src, long[] mine) throws IOException {
     long pos = offset;
     while (src.hasRemaining()) {
       int s = layout.segmentOf(pos);
@@ -384,9 +393,7 @@ final class Mappings {
       } finally {
         src.limit(limit);
       }
-      // After the write: a sync that took the flag before this write ended forces again next
-      // time (see syncFiles).
-      fileDirty.set(path, 1);
+      note(mine, path); // after the write: a force covering its number began after it ended
       pos += n;
     }
   }
@@ -623,65 +630,98 @@ final class Mappings {
     }
   }
 
-  /**
-   * Forces every page written before this call to the device.
-   * @throws IOException when a force fails; what was not forced stays dirty for the next call
-   */
-  void sync() throws IOException {
-    MappedByteBuffer[] segs = live();
-    syncFiles();
-    for (int s = 0; s < segs.length; s++) {
-      synchronized (forceLocks[s]) {
-        List<int[]> runs;
-        synchronized (dirty) {
-          if (dirty[s].isEmpty()) {
-            continue;
-          }
-          runs = dirty[s].takeAll();
-        }
-        if (!forcer.byRange() && runs.size() > 1) {
-          // Each force would write back the whole segment: once is enough.
-          runs = java.util.Collections.singletonList(
-              new int[] {runs.get(0)[0], runs.get(runs.size() - 1)[1]});
-        }
-        for (int i = 0; i < runs.size(); i++) {
-          int[] run = runs.get(i);
-          try {
-            forcer.force(segs[s], run[0], run[1] - run[0]);
-          } catch (IOException | RuntimeException | InternalError e) {
-            // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
-            synchronized (dirty) {
-              for (int[] left : runs.subList(i, runs.size())) {
-                dirty[s].add(left[0], left[1]);
-              }
-            }
-            throw e instanceof IOException ? (IOException) e
-                : new IOException("forcing the pmem cache's written pages failed", e);
-          }
-        }
-      }
+  /** Numbers a completed write of ledger {@code i} and keeps it in {@code mine}. */
+  private void note(long[] mine, int i) {
+    long n = ledgers[i].written();
+    if (mine[2 * i + 1] == 0) {
+      mine[2 * i] = n;
     }
+    mine[2 * i + 1] = n;
   }
 
   /**
-   * Forces every file written with positional writes since its last force (fdatasync: the kernel
-   * writes back that file's dirty pages, what was written, and on a DAX mount the metadata
-   * only). Forces of one file are serialized, so a sync returns only when every write that
-   * ended before it has been forced, by it or by a concurrent sync; a failed force leaves the
-   * file dirty for the next sync.
+   * Forces every file and page written before this call to the device.
+   * @throws IOException when a force fails, or when a force that covered a write of this thread
+   *         not yet confirmed failed before (see the class notes); what was not forced stays
+   *         dirty for the next call
    */
-  private void syncFiles() throws IOException {
+  void sync() throws IOException {
+    MappedByteBuffer[] segs = live();
+    long[] mine = unconfirmed.get();
+    IOException failure = null;
     for (int p = 0; p < channels.length; p++) {
-      synchronized (fileForceLocks[p]) {
-        if (fileDirty.getAndSet(p, 0) == 0) {
-          continue;
+      int path = p;
+      failure = settle(p, () -> fileForcer.force(path, channels[path]), mine, failure);
+    }
+    for (int s = 0; s < segs.length; s++) {
+      int seg = s;
+      failure = settle(channels.length + s, () -> forceRuns(segs, seg), mine, failure);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Syncs ledger {@code i} and settles this thread's writes of it; the first failure. */
+  private IOException settle(int i, ForceLedger.Force force, long[] mine, IOException failure) {
+    IOException f = failure;
+    try {
+      ledgers[i].sync(force);
+    } catch (IOException e) {
+      if (f == null) {
+        f = e;
+      }
+    }
+    long from = mine[2 * i];
+    long to = mine[2 * i + 1];
+    if (to != 0) {
+      mine[2 * i] = 0;
+      mine[2 * i + 1] = 0;
+      if (f == null && ledgers[i].mayHaveLost(from, to)) {
+        f = new IOException("an earlier force of " + ledgerName(i) + " failed, and some of the"
+            + " writes this sync confirms were made before it: they may not be on the device"
+            + " (a failed write-back is reported once), so they are not confirmed");
+      }
+    }
+    return f;
+  }
+
+  private String ledgerName(int i) {
+    if (i < channels.length) {
+      return "the pmem cache file " + paths.get(i);
+    }
+    int s = i - channels.length;
+    return "the pmem cache mapping " + s + " of " + paths.get(layout.fileOf(s));
+  }
+
+  /** Forces the page runs written into segment {@code s}; see the class notes. */
+  private void forceRuns(MappedByteBuffer[] segs, int s) throws IOException {
+    synchronized (forceLocks[s]) {
+      List<int[]> runs;
+      synchronized (dirty) {
+        if (dirty[s].isEmpty()) {
+          return;
         }
+        runs = dirty[s].takeAll();
+      }
+      if (!forcer.byRange() && runs.size() > 1) {
+        // Each force would write back the whole segment: once is enough.
+        runs = java.util.Collections.singletonList(
+            new int[] {runs.get(0)[0], runs.get(runs.size() - 1)[1]});
+      }
+      for (int i = 0; i < runs.size(); i++) {
+        int[] run = runs.get(i);
         try {
-          fileForcer.force(p, channels[p]);
-        } catch (IOException | RuntimeException e) {
-          fileDirty.set(p, 1);
+          forcer.force(segs[s], run[0], run[1] - run[0]);
+        } catch (IOException | RuntimeException | InternalError e) {
+          // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
+          synchronized (dirty) {
+            for (int[] left : runs.subList(i, runs.size())) {
+              dirty[s].add(left[0], left[1]);
+            }
+          }
           throw e instanceof IOException ? (IOException) e
-              : new IOException("forcing the pmem cache file " + paths.get(p) + " failed", e);
+              : new IOException("forcing the pmem cache's written pages failed", e);
         }
       }
     }

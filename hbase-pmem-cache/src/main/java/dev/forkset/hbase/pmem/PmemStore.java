@@ -128,8 +128,9 @@ public final class PmemStore {
       }
       if (interruptible != null) {
         LOG.warn("pmem cache: the cache files' channels cannot be made immune to interrupts ({});"
-            + " reads and checks run on threads of their own so that an interrupted reader"
-            + " cannot close a file and drop its lock, at the cost of a thread hand-off per read."
+            + " reads, checks and writes run on threads of their own so that an interrupted"
+            + " reader or writer cannot close a file and drop its lock, at the cost of a thread"
+            + " hand-off per read and write."
             + " Add --add-exports java.base/sun.nio.ch=ALL-UNNAMED (or --add-opens) to the"
             + " RegionServer's JVM options to read on the caller's thread", interruptible);
       }
@@ -389,44 +390,88 @@ public final class PmemStore {
       stats.writeSkipped();
       return;
     }
+    if (!mappings.writesMapped()) {
+      writeEntry(key, offset, entryLength, block, metadata);
+      return;
+    }
     long body = offset + BlockCheck.HEADER_SIZE;
     // The block's bytes as one buffer (a view; a copy only when it spans several buffers), so
-    // the checksum is summed from the source, never read back from the mapping or the file.
+    // the checksum is summed from the source, never read back from the mapping.
     ByteBuffer bytes = Mappings.contiguous(block);
     int blockLength = bytes.remaining();
     ByteBuffer header = check.header(key, bodyLength,
         new ByteBuffer[] {bytes.duplicate(), metadata.duplicate()});
-    if (!mappings.writesMapped()) {
-      // The whole entry in one positional write (one system call; two only across a segment
-      // boundary). Its order does not matter: a write cut short (a kill during it, a power cut
-      // before the sync) leaves an old header with new bytes or a new header with old bytes, and
-      // either fails the check (another key, or the checksum), as a torn mapped write does.
-      ByteBuffer entry = ENTRY_SCRATCH.get();
-      if (entry.capacity() < entryLength) {
-        entry = ByteBuffer.allocateDirect(Math.max(entryLength, entry.capacity() * 2));
-        ENTRY_SCRATCH.set(entry);
-      }
-      entry.clear();
-      entry.put(header.duplicate()).put(bytes.duplicate()).put(metadata.duplicate()).flip();
-      try {
-        mappings.writeFiles(offset, entry);
-      } catch (java.nio.channels.ClosedChannelException e) {
-        throw e; // shut down: not the device
-      } catch (IOException e) {
-        if (!mappings.isLive()) {
-          throw e; // shut down, not the device
-        }
-        // Skipped, not refused, as over a bad range above: a refusal would hand the same slot
-        // to every later block of this size. Its read is a miss.
-        recordBadRange(offset, entryLength, e, "writing");
-        stats.writeSkipped();
-      }
-      return;
-    }
     mappings.writeUnchecked(body, ByteBuff.wrap(bytes));
     mappings.writeUnchecked(body + blockLength, metadata.duplicate());
     mappings.writeUnchecked(offset, header);
   }
+
+  /**
+   * {@link #writeBlock} with a positional write: the entry (header, body, metadata) is assembled
+   * in this thread's direct buffer, summed there (the checksum covers the very bytes written)
+   * and written with one pwrite (two only across a segment boundary). Its order does not
+   * matter: a write cut short (a kill during it, a power cut before the sync) leaves an old
+   * header over new bytes or a new header over old ones, and either fails the check (another
+   * key, or the checksum); an old header of the same key and length vouches only for that
+   * block's own bytes (HFile blocks never change under a key).
+   */
+  private void writeEntry(BlockCacheKey key, long offset, int entryLength, ByteBuff block,
+      ByteBuffer metadata) throws IOException {
+    ByteBuffer entry = ENTRY_SCRATCH.get();
+    if (entry.capacity() < entryLength) {
+      entry = ByteBuffer.allocateDirect(Math.max(entryLength, entry.capacity() * 2));
+      ENTRY_SCRATCH.set(entry);
+    }
+    int blockLength = block.remaining();
+    ByteBuffer body = entry.duplicate();
+    body.clear().position(BlockCheck.HEADER_SIZE);
+    block.get(body, block.position(), blockLength); // absolute: block's position stays
+    ByteBuffer meta = entry.duplicate();
+    meta.clear().position(BlockCheck.HEADER_SIZE + blockLength);
+    meta.put(metadata.duplicate());
+    entry.clear().limit(entryLength);
+    check.seal(key, entry);
+    try {
+      mappings.writeFiles(offset, entry);
+    } catch (java.nio.channels.ClosedChannelException e) {
+      throw e; // shut down: not the device
+    } catch (IOException e) {
+      if (!mappings.isLive()) {
+        throw e; // shut down, not the device
+      }
+      // Skipped, not refused, as over a bad range: a refusal would hand the same slot to every
+      // later block of this size. Its read is a miss (a part written, or none).
+      stats.writeSkipped();
+      if (noSpace(e)) {
+        logNoSpace(offset, e); // transient: the range stays usable
+      } else {
+        recordBadRange(offset, entryLength, e, "writing");
+      }
+    }
+  }
+
+  /** Whether {@code e} is ENOSPC (a full filesystem under a hole punched into a cache file). */
+  private static boolean noSpace(IOException e) {
+    String m = e.getMessage();
+    return m != null && m.contains("No space left on device");
+  }
+
+  /** One WARN a minute for writes that found no space; the rest at DEBUG. */
+  private void logNoSpace(long offset, IOException e) {
+    long now = System.nanoTime();
+    long next = nextNoSpaceWarn.get();
+    if (now - next >= 0 && nextNoSpaceWarn.compareAndSet(next, now + FAILURE_WARN_NANOS)) {
+      LOG.warn("pmem cache: a block write at {} ({}) found no space ({}): a hole was punched into"
+          + " a cache file on a full filesystem (the files are preallocated at start); that"
+          + " block is not cached. At most one such line a minute", offset,
+          mappings.whereIs(offset), e.getMessage());
+    } else {
+      LOG.debug("pmem cache: a block write at {} found no space: {}", offset, e.getMessage());
+    }
+  }
+
+  private final java.util.concurrent.atomic.AtomicLong nextNoSpaceWarn =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
 
   /**
    * Per writing thread, the entry (header, body, metadata) of a positional block write; direct,
@@ -556,7 +601,7 @@ public final class PmemStore {
               + entryLength + " bytes");
         }
         why = check.mismatch(key, bodyLength, header(dst), range(dst, BlockCheck.HEADER_SIZE,
-            entryLength), false);
+            entryLength));
       } catch (java.nio.channels.ClosedChannelException e) {
         throw e; // shut down (or, without Uninterruptible, closed): not a damaged block
       } catch (IOException e) {

@@ -387,10 +387,12 @@ public class PmemStoreTest {
 
   /**
    * A sync forces the files written with positional writes since their last force, each once,
-   * and only those; a force that fails leaves its file to be forced by the next sync.
+   * and only those. A force that failed is not retried for the writes it covered: a second
+   * fsync of the same descriptor returns 0 after a failed write-back (the error is reported
+   * once), so a retry could not confirm them; later writes are forced again.
    */
   @Test
-  public void sync_forcesTheFilesWrittenAndRetriesAFailedForce() throws IOException {
+  public void sync_forcesTheFilesWrittenOnceEach() throws IOException {
     PmemStore s = open();
     try {
       List<Integer> forced = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -405,10 +407,8 @@ public class PmemStoreTest {
       });
       s.sync();
       assertEquals("nothing written", java.util.Collections.emptyList(), forced);
-      s.writeBlock(KEY, 64 * 1024, BlockCheck.HEADER_SIZE + 100,
-          ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0)); // file a
-      s.writeBlock(KEY, 64 * 1024 + 4096, BlockCheck.HEADER_SIZE + 100,
-          ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0)); // file a
+      writeSmallBlock(s, 64 * 1024); // file a
+      writeSmallBlock(s, 64 * 1024 + 4096); // file a
       failing.set(true);
       try {
         s.sync();
@@ -419,12 +419,130 @@ public class PmemStoreTest {
       assertEquals(java.util.Arrays.asList(0), forced);
       failing.set(false);
       s.sync();
-      assertEquals("the failed force retried", java.util.Arrays.asList(0, 0), forced);
-      s.sync();
-      assertEquals("forced twice", java.util.Arrays.asList(0, 0), forced);
+      assertEquals("a force retried for writes a failed force covered",
+          java.util.Arrays.asList(0), forced);
       writeBlock(s); // files a and b
       s.sync();
-      assertEquals(java.util.Arrays.asList(0, 0, 0, 1), forced);
+      assertEquals(java.util.Arrays.asList(0, 0, 1), forced);
+      s.sync();
+      assertEquals("forced again with nothing written", java.util.Arrays.asList(0, 0, 1), forced);
+    } finally {
+      s.close();
+    }
+  }
+
+  /**
+   * A force that fails covers every write that ended before it, other threads' writes too; the
+   * kernel reports the failed write-back once, to that force, and the next fsync returns 0
+   * with those pages lost. So a thread whose write such a force covered must not have it
+   * confirmed by its own later sync (BucketCache would then put its batch into the backing
+   * map and the next checkpoint), even when that sync's force succeeds; its later writes are
+   * confirmed again. Before the ledger, the second thread's sync returned normally.
+   */
+  @Test
+  public void sync_ofAWriteAFailedForceCovered_failsEvenWhenTheNextForceSucceeds()
+      throws Exception {
+    PmemStore s = open();
+    java.util.concurrent.ExecutorService other =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      java.util.concurrent.atomic.AtomicBoolean failing =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      s.fileForcer((path, ch) -> {
+        if (failing.get()) {
+          throw new IOException("Input/output error");
+        }
+        ch.force(false); // after a real failed write-back: returns 0, the pages are gone
+      });
+      other.submit(() -> writeSmallBlock(s, 64 * 1024)).get(); // not synced yet
+      writeSmallBlock(s, 128 * 1024);
+      failing.set(true);
+      try {
+        s.sync();
+        fail("a failed force was not reported");
+      } catch (IOException expected) {
+        // this thread's batch is dropped
+      }
+      failing.set(false);
+      try {
+        other.submit(() -> {
+          s.sync();
+          return null;
+        }).get();
+        fail("the other thread's write, covered by the failed force, was confirmed");
+      } catch (java.util.concurrent.ExecutionException expected) {
+        assertTrue(expected.getCause().toString(),
+            expected.getCause().getMessage().contains("earlier force"));
+      }
+      other.submit(() -> {
+        writeSmallBlock(s, 64 * 1024 + 8192);
+        s.sync();
+        return null;
+      }).get();
+      writeSmallBlock(s, 128 * 1024 + 8192);
+      s.sync();
+    } finally {
+      other.shutdownNow();
+      s.close();
+    }
+  }
+
+  /** A 100-byte block of {@code KEY} at {@code offset}. */
+  private static Void writeSmallBlock(PmemStore s, long offset) throws IOException {
+    s.writeBlock(KEY, offset, BlockCheck.HEADER_SIZE + 100,
+        ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0));
+    return null;
+  }
+
+  /**
+   * A positional write cut short (its first bytes written, then EIO) over an intact entry of
+   * another key: the new header over old bytes fails its checksum, so neither block is served;
+   * a write that finds no space (ENOSPC, a hole on a full filesystem) is skipped without
+   * marking its range bad, so the slot works again once there is space.
+   */
+  @Test
+  public void writeBlock_cutShortOverAnIntactEntry_servesNeitherBlock() throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = 64 * 1024;
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      byte[] old = new byte[5000];
+      java.util.Arrays.fill(old, (byte) 7);
+      BlockCacheKey oldKey = new BlockCacheKey("old", 0);
+      s.writeBlock(oldKey, offset, len, ByteBuff.wrap(ByteBuffer.wrap(old)),
+          ByteBuffer.wrap(new byte[13]));
+      java.util.concurrent.atomic.AtomicReference<String> error =
+          new java.util.concurrent.atomic.AtomicReference<>("Input/output error");
+      s.writer((p, ch, src, pos) -> {
+        if (error.get() == null) {
+          return ch.write(src, pos);
+        }
+        ByteBuffer part = src.duplicate();
+        part.limit(part.position() + 64);
+        ch.write(part, pos); // header and 32 body bytes land
+        throw new IOException(error.get());
+      });
+      s.writeBlock(KEY, offset, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      assertEquals(1, s.stats().getWritesSkipped());
+      for (BlockCacheKey k : new BlockCacheKey[] {KEY, oldKey}) {
+        try {
+          s.readBlock(k, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+              .release();
+          fail("a block was served over a write cut short: " + k);
+        } catch (HBaseIOException expected) {
+          // KEY: fails its checksum; oldKey: another key's header
+        }
+      }
+      long spaceless = 256 * 1024;
+      error.set("No space left on device");
+      writeSmallBlock(s, spaceless);
+      assertEquals(2, s.stats().getWritesSkipped());
+      assertEquals("only the EIO range is bad", 1, s.stats().getBadRanges());
+      error.set(null);
+      writeSmallBlock(s, spaceless);
+      s.readBlock(KEY, spaceless, BlockCheck.HEADER_SIZE + 100,
+          org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false).release();
     } finally {
       s.close();
     }

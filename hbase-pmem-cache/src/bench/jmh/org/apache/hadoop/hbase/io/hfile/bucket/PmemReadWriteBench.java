@@ -52,15 +52,13 @@ public class PmemReadWriteBench {
     switch (engine) {
       case "module-pmem-write-mapped":
         conf.set("hbase.bucketcache.pmem.write", "mapped");
-        // fall through: the module engine, writes into the mappings (opt-in)
+        return moduleFiles(dir); // the module engine, writes into the mappings (opt-in)
       case "module-pmem-mapped":
         conf.set("hbase.bucketcache.pmem.read", "mapped");
-        // fall through: the module engine, reads of the mappings (opt-in)
+        return moduleFiles(dir); // the module engine, reads of the mappings (opt-in)
       case "module-pmem-fallback": // set up by the caller: reads on the checker threads
       case "module-pmem":
-        new File(dir, "p0").mkdirs();
-        new File(dir, "p1").mkdirs();
-        return "pmem:" + dir + "/p0/cache," + dir + "/p1/cache";
+        return moduleFiles(dir);
       case "stock-pmem":
         conf.set("hbase.bucketcache.pmem.engine", "stock");
         new File(dir, "s").mkdirs();
@@ -73,6 +71,12 @@ public class PmemReadWriteBench {
       default:
         throw new IllegalArgumentException(engine);
     }
+  }
+
+  private static String moduleFiles(File dir) {
+    new File(dir, "p0").mkdirs();
+    new File(dir, "p1").mkdirs();
+    return "pmem:" + dir + "/p0/cache," + dir + "/p1/cache";
   }
 
   @Setup(Level.Trial)

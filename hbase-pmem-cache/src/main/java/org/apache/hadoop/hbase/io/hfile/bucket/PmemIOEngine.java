@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  *       mapped memory like stock {@code pmem:}, and BucketCache's reference count keeps a
  *       bucket from being reused while a reader holds its block.
  *   <li>By default a block is written to its file with positional writes and a sync forces the
- *       files written ({@code PmemStore#writeBlock}): a page gone under the cache fails that
- *       write (the block is skipped, its first read a miss) instead of faulting the writer. With
+ *       files written ({@code PmemStore#writeBlock}): a page gone under the cache costs at most
+ *       that block (skipped, its first read a miss; a cut file is grown back) instead of
+ *       faulting the writer. With
  *       {@code hbase.bucketcache.pmem.write=mapped} (opt-in) blocks are copied into the
  *       mappings, and a write past the end of a file cut under the running cache is refused
  *       ({@code CacheFileCutException}) and reported to BucketCache as a failed allocation, so

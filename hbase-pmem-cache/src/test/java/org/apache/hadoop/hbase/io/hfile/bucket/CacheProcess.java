@@ -41,8 +41,9 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
  * CacheProcess cutwrites ioengine persistence capacity seed count blockSize [k=v]...
  *   prints BASE and the file position of the cache's first byte, then, on a thread of its own,
  *   caches batches of count blocks (seeds seed, seed + 1, ...), reads and evicts each batch; after
- *   40 batches (the write path compiled) prints CHURNING; keeps going until a line from the
- *   parent (which cuts the file and grows it back meanwhile), then caches count more blocks and
+ *   40 batches (the write path compiled) prints CHURNING, and MISSED at the first read of the churn
+ *   that misses; keeps going until a line from the parent (which cuts the file and grows it back
+ *   meanwhile), then caches count more blocks and
  *   prints NEW and their outcomes, WRONG and the number of wrong reads of the churn, then DONE.
  *   A Throwable in any thread (an InternalError from a store into a page that is gone) prints
  *   FAULT and halts the JVM with exit code 1.
@@ -269,6 +270,7 @@ public final class CacheProcess {
     System.out.flush();
     java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
     java.util.concurrent.atomic.AtomicLong wrong = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong missed = new java.util.concurrent.atomic.AtomicLong();
     Thread churner = new Thread(() -> {
       try {
         for (long batch = 0; !stop.get(); batch++) {
@@ -278,8 +280,12 @@ public final class CacheProcess {
           }
           drain(cache);
           for (int i = 0; i < count; i++) {
-            if (b.read(cache, i) == 2) {
+            int outcome = b.read(cache, i);
+            if (outcome == 2) {
               wrong.incrementAndGet();
+            } else if (outcome == 1 && missed.getAndIncrement() == 0) {
+              System.out.println("MISSED"); // a block the cuts took: they reached the churn
+              System.out.flush();
             }
             cache.evictBlock(b.keys[i]);
           }

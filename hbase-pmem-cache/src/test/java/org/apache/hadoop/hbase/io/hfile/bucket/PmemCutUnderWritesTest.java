@@ -66,8 +66,13 @@ public class PmemCutUnderWritesTest {
       // Cut just past the first page of the cache's bytes: the pages of nearly every block are
       // gone until the file is grown back (as holes).
       long cut = base + 4096;
+      // At least CUTS cuts, and on until the churn has met one (a read that missed): the cuts
+      // overlapped the writes and reads, whatever the box's load did to the two processes.
+      long deadline = System.nanoTime() + SECONDS.toNanos(120);
       try (RandomAccessFile f = new RandomAccessFile(cacheFile, "rw")) {
-        for (int i = 0; i < CUTS; i++) {
+        for (int i = 0; i < CUTS || !child.logText().contains("\nMISSED"); i++) {
+          assertTrue(jdk + ": no read of the churn missed in 120 s of cuts\n" + child.logTail(40),
+              System.nanoTime() < deadline);
           f.getChannel().truncate(cut);
           LockSupport.parkNanos(1_000_000);
           f.setLength(full);
