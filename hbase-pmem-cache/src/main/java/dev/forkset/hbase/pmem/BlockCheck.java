@@ -21,8 +21,10 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>The checksum is computed over the bytes as stored (after the body was copied into the
- *       cache), so it proves what a later read will see, not what the writer meant to write.
+ *   <li>The checksum of a positional write (the default) is computed over the entry as it is
+ *       written, the writer's direct buffer that the pwrite copies to the file
+ *       ({@link #seal}); with writes into the mappings, over the writer's source buffers, which
+ *       the write copies after.
  *   <li>A block passes only if every field matches what its backing-map entry expects: a bucket
  *       reused for another block (another key), another size (length, checksum), a torn write
  *       (checksum), a recreated or foreign file (epoch) all fail. HFile blocks never change under
@@ -30,13 +32,12 @@ import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
  *   <li>The key hash is 64-bit FNV-1a over the HFile name's chars, combined with the offset
  *       through MurmurHash3's 64-bit finalizer; it is not a defence against an adversary, the
  *       checksum and the epoch are checked too.
- *   <li>The checksum never runs over mapped memory: a body given as mapped buffers (the write
- *       path's, just stored) is copied to the heap 16 KiB at a time and summed there. A page of
- *       a mapping with nothing behind it (a file truncated by another process, a media error)
- *       raises SIGBUS when touched: in the JDK's bulk copy the JVM turns it into an
- *       InternalError, in the intrinsic CRC32C stub it crashes the JVM (seen here on JDK 17).
- *       Checks of stored blocks get their bytes from the files ({@code Mappings.check}), where
- *       such a page is an IOException.
+ *   <li>The checksum never runs over mapped memory: a page of a mapping with nothing behind it
+ *       (a file truncated by another process, a media error) raises SIGBUS when touched, and in
+ *       the intrinsic CRC32C stub that crashes the JVM (seen here on JDK 17). Writes sum the
+ *       writer's buffers; checks of stored blocks get their bytes from the files
+ *       ({@code Mappings.check}, {@code PmemStore#readBlock}), where such a page is an
+ *       IOException.
  * </ol>
  */
 final class BlockCheck {
@@ -61,13 +62,26 @@ final class BlockCheck {
     return crc;
   }
 
-  /** The header of a block whose body (as stored) is {@code body}. */
+  /** The header of a block whose body is {@code body} (buffers that are not mapped memory). */
   ByteBuffer header(BlockCacheKey key, int bodyLength, ByteBuffer[] body) {
     ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
     h.putInt(MAGIC).putInt(bodyLength).putLong(epoch).putLong(keyHash(key)).putInt(0);
-    h.putInt(checksum(h, body, true));
+    h.putInt(checksum(h, body));
     h.flip();
     return h;
+  }
+
+  /**
+   * Writes the header into the first {@link #HEADER_SIZE} bytes of {@code entry} (position 0 to
+   * its limit: header room, then the body), summed over the body as it is in {@code entry}.
+   */
+  void seal(BlockCacheKey key, ByteBuffer entry) {
+    ByteBuffer body = entry.duplicate();
+    body.position(HEADER_SIZE);
+    ByteBuffer h = header(key, body.remaining(), new ByteBuffer[] {body.slice()});
+    ByteBuffer at = entry.duplicate();
+    at.position(0);
+    at.put(h);
   }
 
   /**
@@ -78,16 +92,6 @@ final class BlockCheck {
    * @return null when the block is intact, else why it is not
    */
   String mismatch(BlockCacheKey key, int bodyLength, ByteBuffer header, ByteBuffer[] body) {
-    return mismatch(key, bodyLength, header, body, false);
-  }
-
-  /**
-   * {@link #mismatch(BlockCacheKey, int, ByteBuffer, ByteBuffer[])}; {@code key} null skips the
-   * key (a read without it); {@code mapped} says the body may be mapped memory (copied to the
-   * heap in chunks before it is summed, see note 4).
-   */
-  String mismatch(BlockCacheKey key, int bodyLength, ByteBuffer header, ByteBuffer[] body,
-      boolean mapped) {
     int magic = header.getInt(0);
     if (magic != MAGIC) {
       return "no block header (magic " + Integer.toHexString(magic) + ")";
@@ -103,45 +107,23 @@ final class BlockCheck {
     }
     ByteBuffer checked = header.duplicate();
     checked.limit(CHECKED_HEADER_BYTES).position(CHECKED_HEADER_BYTES);
-    if (header.getInt(CHECKED_HEADER_BYTES) != checksum(checked, body, mapped)) {
+    if (header.getInt(CHECKED_HEADER_BYTES) != checksum(checked, body)) {
       return "fails its " + crc.name();
     }
     return null;
   }
 
-  /**
-   * Checksum of the first 28 header bytes (position 28 of {@code h}) and the body; a body that
-   * may be mapped memory is copied to the heap first (note 4), a copy is summed in place.
-   */
-  private int checksum(ByteBuffer h, ByteBuffer[] body, boolean mapped) {
+  /** Checksum of the first 28 header bytes (position 28 of {@code h}) and the body. */
+  private int checksum(ByteBuffer h, ByteBuffer[] body) {
     Checksum c = crc.create();
     ByteBuffer prefix = h.duplicate();
     prefix.flip();
     crc.update(c, prefix);
-    if (!mapped) {
-      for (ByteBuffer b : body) {
-        crc.update(c, b.duplicate());
-      }
-      return (int) c.getValue();
-    }
-    byte[] chunk = SCRATCH.get();
-    ByteBuffer heap = ByteBuffer.wrap(chunk);
     for (ByteBuffer b : body) {
-      ByteBuffer from = b.duplicate();
-      while (from.hasRemaining()) {
-        int n = Math.min(chunk.length, from.remaining());
-        from.get(chunk, 0, n); // a page that is gone: InternalError here, see note 4
-        heap.clear();
-        heap.limit(n);
-        crc.update(c, heap);
-      }
+      crc.update(c, b.duplicate());
     }
     return (int) c.getValue();
   }
-
-  /** Per thread: checks run on the writer threads, the read handlers and the verifier. */
-  private static final ThreadLocal<byte[]> SCRATCH =
-      ThreadLocal.withInitial(() -> new byte[16384]);
 
   static long keyHash(BlockCacheKey key) {
     return keyHash(key.getHfileName(), key.getOffset());

@@ -22,9 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cache's memory: one mapping per {@link Layout} segment, writes into them, reads of blocks
- * from the files (one positional read into the reader's buffer), zero-copy views (opt-in reads,
- * tests), and forcing what was written to the device.
+ * The cache's memory: one mapping per {@link Layout} segment; writes of blocks to the files
+ * (positional writes, the default) or into the mappings (opt-in); reads of blocks from the files
+ * (one positional read into the reader's buffer); zero-copy views (opt-in reads, tests); and
+ * forcing what was written to the device.
  *
  * <p>Implementation notes:
  * <ol>
@@ -36,13 +37,21 @@ import org.slf4j.LoggerFactory;
  *       each path; a DAX filesystem grants it (stores then reach the device and a force is a
  *       cache-line flush), anything else refuses it and the path is mapped through the page
  *       cache with one warning (or start fails with map.sync=require).
+ *   <li>Blocks are written to the files with positional writes by default ({@link #writeFiles}):
+ *       a write cannot fault, where a store through a mapping into a page that is gone raises
+ *       SIGBUS. A sync forces each file written since its last force (fdatasync). With
+ *       hbase.bucketcache.pmem.write=mapped blocks are copied into the mappings instead, and the
+ *       next note applies.
  *   <li>Each segment keeps the page runs written since its last force ({@link DirtyRuns}), so a
  *       sync costs what was written, not the distance between writes. A sync takes the runs and
  *       forces each; if a force fails, that run and the ones not yet forced are added back
- *       before the IOException is thrown, so a later sync forces them again and nothing reports
- *       written data as durable when it is not. Forces of one segment are serialized: a sync
- *       returns only when every run dirty at its start has been forced, by it or by a
- *       concurrent sync.
+ *       before the IOException is thrown, so a later sync forces them again.
+ *   <li>Nothing reports written data as durable when it is not: each file and each segment has
+ *       a {@link ForceLedger}, and each writing thread remembers the numbers of its writes not
+ *       yet confirmed; its sync fails when a force failed that covered one of them, even if a
+ *       later force (by it or another thread) succeeded, because a retried fsync or msync does
+ *       not bring back pages whose write-back failed. BucketCache's writer drops a batch whose
+ *       sync failed, so the backing map never names such a block.
  *   <li>A force that fails inside the JDK may surface as an unchecked exception (JDK 13+
  *       {@code UncheckedIOException}) or as an undeclared IOException (JDK 8); both become an
  *       IOException here, the type BucketCache's I/O-error handling expects.
@@ -69,6 +78,16 @@ final class Mappings {
     default boolean byRange() {
       return true;
     }
+  }
+
+  /** How the files are written: a positional write; replaced by tests to inject device errors. */
+  interface Writer {
+    int write(int path, FileChannel ch, ByteBuffer src, long position) throws IOException;
+  }
+
+  /** Forces a file written with positional writes; replaced by tests to inject device errors. */
+  interface FileForcer {
+    void force(int path, FileChannel ch) throws IOException;
   }
 
   /** JDK 14+ MAP_SYNC map mode, or null. */
@@ -99,6 +118,20 @@ final class Mappings {
   private final DirtyRuns[] dirty;
   private final Object[] forceLocks;
   private volatile Forcer forcer = JDK_FORCE;
+  /** Per path, then per segment: what forces made durable or may have lost. */
+  private final ForceLedger[] ledgers;
+  /**
+   * Per writing thread: for each ledger, the first and last number of its writes not yet
+   * confirmed by a sync of that thread (0, 0 when none).
+   */
+  private final ThreadLocal<long[]> unconfirmed;
+  /**
+   * Whether blocks are copied into the mappings (hbase.bucketcache.pmem.write=mapped) rather
+   * than written to the files with positional writes (the default).
+   */
+  private final boolean writeMapped;
+  private volatile Writer writer = (path, ch, src, position) -> ch.write(src, position);
+  private volatile FileForcer fileForcer = (path, ch) -> ch.force(false);
   /** Never interrupted (shutdown(), not shutdownNow()): see {@link #readFully}. */
   private final ExecutorService checkers = newCheckers();
   /**
@@ -110,14 +143,22 @@ final class Mappings {
   /**
    * Maps every segment.
    * @param uninterruptible whether every channel was made immune to interrupts
+   * @param writeMapped     whether writes copy into the mappings rather than write the files
    * @throws IOException naming the path when a mapping fails or MAP_SYNC is required and refused
    */
   Mappings(Layout layout, FileChannel[] channels, List<File> paths,
-      PmemCacheConfig.MapSync mode, boolean uninterruptible) throws IOException {
+      PmemCacheConfig.MapSync mode, boolean uninterruptible, boolean writeMapped)
+      throws IOException {
     this.layout = layout;
     this.channels = channels;
     this.paths = paths;
     this.uninterruptible = uninterruptible;
+    this.writeMapped = writeMapped;
+    this.ledgers = new ForceLedger[layout.pathCount() + layout.segmentCount()];
+    for (int i = 0; i < ledgers.length; i++) {
+      ledgers[i] = new ForceLedger();
+    }
+    this.unconfirmed = ThreadLocal.withInitial(() -> new long[2 * ledgers.length]);
     int n = layout.segmentCount();
     this.mapSync = new boolean[layout.pathCount()];
     MappedByteBuffer[] segs = new MappedByteBuffer[n];
@@ -184,6 +225,19 @@ final class Mappings {
     this.forcer = f;
   }
 
+  void writer(Writer w) {
+    this.writer = w;
+  }
+
+  void fileForcer(FileForcer f) {
+    this.fileForcer = f;
+  }
+
+  /** Whether writes copy into the mappings (opt-in) rather than write the files. */
+  boolean writesMapped() {
+    return writeMapped;
+  }
+
   /** How the files are read: a positional read; replaced by tests to inject device errors. */
   interface Reader {
     int read(int path, FileChannel ch, ByteBuffer dst, long position) throws IOException;
@@ -226,6 +280,12 @@ final class Mappings {
 
   /** {@link #write(long, ByteBuff)} after the caller ran {@link #requireStored} for the range. */
   void writeUnchecked(long offset, ByteBuff src) throws IOException {
+    if (!writeMapped) {
+      int len = src.remaining();
+      writeFiles(offset, contiguous(src));
+      src.position(src.position() + len);
+      return;
+    }
     MappedByteBuffer[] segs = live();
     int len = src.remaining();
     checkRange(offset, len);
@@ -242,7 +302,8 @@ final class Mappings {
       int from = src.position();
       src.get(dst, from, n);
       src.position(from + n);
-      markDirty(s, in, in + n);
+      markDirty(s, in, in + n); // before the number: a force covering it takes this run
+      note(unconfirmed.get(), layout.pathCount() + s);
       pos += n;
       left -= n;
     }
@@ -261,6 +322,83 @@ final class Mappings {
   }
 
   /**
+   * The remaining bytes of {@code src} as one buffer: a view of it when it is one buffer (the
+   * usual case), else a copy into this thread's scratch buffer (valid until the thread's next
+   * call). Views and copies are direct or heap as the source is.
+   */
+  static ByteBuffer contiguous(ByteBuff src) {
+    if (src instanceof org.apache.hadoop.hbase.nio.SingleByteBuff) {
+      ByteBuffer b = src.nioByteBuffers()[0].duplicate();
+      b.limit(src.limit()).position(src.position());
+      return b.slice();
+    }
+    int len = src.remaining();
+    ByteBuffer out = WRITE_SCRATCH.get();
+    if (out.capacity() < len) {
+      out = ByteBuffer.allocateDirect(Math.max(len, out.capacity() * 2));
+      WRITE_SCRATCH.set(out);
+    }
+    ByteBuffer dst = out.duplicate();
+    dst.clear();
+    src.get(dst, src.position(), len);
+    ByteBuffer view = out.duplicate();
+    view.clear().limit(len);
+    return view.slice();
+  }
+
+  /** Per writing thread; grows to the largest block written from several buffers. */
+  private static final ThreadLocal<ByteBuffer> WRITE_SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(64 * 1024));
+
+  /**
+   * Writes the remaining bytes of {@code src} at logical offset {@code offset} with positional
+   * writes of the files (one per segment the range touches), never through the mappings: a page
+   * that is gone under the cache (a file cut by another process, a media error, a punched hole
+   * on a full filesystem) fails the write with an IOException, where a store through a mapping
+   * raises SIGBUS (a crash in the copy on JDK 8, an asynchronous InternalError on JDK 9+). A
+   * write past the end of a cut file extends it again (the cut pages between read as zeros,
+   * which their blocks' checks refuse). On the caller's thread when the channels are immune to
+   * interrupts, else on a checker thread: an interrupted thread's write would close the channel
+   * and drop the lock (see {@link #check}). {@code src}'s position is not moved.
+   * @throws IOException when a write fails (device error, no space, shut down)
+   */
+  void writeFiles(long offset, ByteBuffer src) throws IOException {
+    live();
+    checkRange(offset, src.remaining());
+    long[] mine = unconfirmed.get(); // the caller's, also when a checker thread writes
+    if (uninterruptible) {
+      writeFilesHere(offset, src.duplicate(), mine);
+    } else {
+      onChecker(offset, () -> {
+        writeFilesHere(offset, src.duplicate(), mine);
+        return null;
+      });
+    }
+  }
+
+  private void writeFilesHere(long offset, ByteBuffer src, long[] mine) throws IOException {
+    long pos = offset;
+    while (src.hasRemaining()) {
+      int s = layout.segmentOf(pos);
+      int in = layout.offsetInSegment(pos);
+      int n = (int) Math.min(src.remaining(), layout.segmentLength(s) - in);
+      int path = layout.fileOf(s);
+      long fileAt = layout.fileOffset(s) + in;
+      int limit = src.limit();
+      src.limit(src.position() + n);
+      try {
+        while (src.hasRemaining()) {
+          writer.write(path, channels[path], src, fileAt + n - src.remaining());
+        }
+      } finally {
+        src.limit(limit);
+      }
+      note(mine, path); // after the write: a force covering its number began after it ended
+      pos += n;
+    }
+  }
+
+  /**
    * Refuses a write into a page past the end of its file: a store into such a page of a mapping
    * raises SIGBUS (an asynchronous InternalError on JDK 9+, a crash in the copy stub on JDK 8).
    * A file is only ever that short when another process cut it under the running cache (one
@@ -268,11 +406,15 @@ final class Mappings {
    * window is the copy's (microseconds), not the cache's lifetime. The length is an fstat of
    * the locked descriptor (or, when the channels are interruptible, a stat of the path, which
    * is the locked file unless it was renamed away meanwhile).
+   * Positional writes (the default) need no such look: they fail or extend the file.
    * @throws CacheFileCutException when a file ends before the range does
    */
   void requireStored(long offset, int len) throws IOException {
     live();
     checkRange(offset, len);
+    if (!writeMapped) {
+      return;
+    }
     long pos = offset;
     int left = len;
     while (left > 0) {
@@ -488,40 +630,98 @@ final class Mappings {
     }
   }
 
+  /** Numbers a completed write of ledger {@code i} and keeps it in {@code mine}. */
+  private void note(long[] mine, int i) {
+    long n = ledgers[i].written();
+    if (mine[2 * i + 1] == 0) {
+      mine[2 * i] = n;
+    }
+    mine[2 * i + 1] = n;
+  }
+
   /**
-   * Forces every page written before this call to the device.
-   * @throws IOException when a force fails; what was not forced stays dirty for the next call
+   * Forces every file and page written before this call to the device.
+   * @throws IOException when a force fails, or when a force that covered a write of this thread
+   *         not yet confirmed failed before (see the class notes); what was not forced stays
+   *         dirty for the next call
    */
   void sync() throws IOException {
     MappedByteBuffer[] segs = live();
+    long[] mine = unconfirmed.get();
+    IOException failure = null;
+    for (int p = 0; p < channels.length; p++) {
+      int path = p;
+      failure = settle(p, () -> fileForcer.force(path, channels[path]), mine, failure);
+    }
     for (int s = 0; s < segs.length; s++) {
-      synchronized (forceLocks[s]) {
-        List<int[]> runs;
-        synchronized (dirty) {
-          if (dirty[s].isEmpty()) {
-            continue;
-          }
-          runs = dirty[s].takeAll();
+      int seg = s;
+      failure = settle(channels.length + s, () -> forceRuns(segs, seg), mine, failure);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Syncs ledger {@code i} and settles this thread's writes of it; the first failure. */
+  private IOException settle(int i, ForceLedger.Force force, long[] mine, IOException failure) {
+    IOException f = failure;
+    try {
+      ledgers[i].sync(force);
+    } catch (IOException e) {
+      if (f == null) {
+        f = e;
+      }
+    }
+    long from = mine[2 * i];
+    long to = mine[2 * i + 1];
+    if (to != 0) {
+      mine[2 * i] = 0;
+      mine[2 * i + 1] = 0;
+      if (f == null && ledgers[i].mayHaveLost(from, to)) {
+        f = new IOException("an earlier force of " + ledgerName(i) + " failed, and some of the"
+            + " writes this sync confirms were made before it: they may not be on the device"
+            + " (a failed write-back is reported once), so they are not confirmed");
+      }
+    }
+    return f;
+  }
+
+  private String ledgerName(int i) {
+    if (i < channels.length) {
+      return "the pmem cache file " + paths.get(i);
+    }
+    int s = i - channels.length;
+    return "the pmem cache mapping " + s + " of " + paths.get(layout.fileOf(s));
+  }
+
+  /** Forces the page runs written into segment {@code s}; see the class notes. */
+  private void forceRuns(MappedByteBuffer[] segs, int s) throws IOException {
+    synchronized (forceLocks[s]) {
+      List<int[]> runs;
+      synchronized (dirty) {
+        if (dirty[s].isEmpty()) {
+          return;
         }
-        if (!forcer.byRange() && runs.size() > 1) {
-          // Each force would write back the whole segment: once is enough.
-          runs = java.util.Collections.singletonList(
-              new int[] {runs.get(0)[0], runs.get(runs.size() - 1)[1]});
-        }
-        for (int i = 0; i < runs.size(); i++) {
-          int[] run = runs.get(i);
-          try {
-            forcer.force(segs[s], run[0], run[1] - run[0]);
-          } catch (IOException | RuntimeException | InternalError e) {
-            // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
-            synchronized (dirty) {
-              for (int[] left : runs.subList(i, runs.size())) {
-                dirty[s].add(left[0], left[1]);
-              }
+        runs = dirty[s].takeAll();
+      }
+      if (!forcer.byRange() && runs.size() > 1) {
+        // Each force would write back the whole segment: once is enough.
+        runs = java.util.Collections.singletonList(
+            new int[] {runs.get(0)[0], runs.get(runs.size() - 1)[1]});
+      }
+      for (int i = 0; i < runs.size(); i++) {
+        int[] run = runs.get(i);
+        try {
+          forcer.force(segs[s], run[0], run[1] - run[0]);
+        } catch (IOException | RuntimeException | InternalError e) {
+          // InternalError: the JVM's report of a fault (SIGBUS) inside a memory access.
+          synchronized (dirty) {
+            for (int[] left : runs.subList(i, runs.size())) {
+              dirty[s].add(left[0], left[1]);
             }
-            throw e instanceof IOException ? (IOException) e
-                : new IOException("forcing the pmem cache's written pages failed", e);
           }
+          throw e instanceof IOException ? (IOException) e
+              : new IOException("forcing the pmem cache's written pages failed", e);
         }
       }
     }

@@ -159,6 +159,21 @@ public final class PmemCacheConfig {
           + " and a page turned to zeros is served; use it only where nothing but this"
           + " RegionServer can touch the files and the device reports no media errors.");
 
+  public static final Setting WRITE = add("hbase.bucketcache.pmem.write", "copy",
+      "copy, mapped",
+      "copy: a block is written to its cache file with positional writes (pwrite) and a sync"
+          + " forces the files (fdatasync), so the kernel copies it to the page cache or, on a"
+          + " DAX mount, to the device; a page gone under the running cache (a file cut by"
+          + " another process, a media error, a full filesystem under a punched hole) costs at"
+          + " most that block (a write past the end of a cut file grows it back), never the"
+          + " JVM. mapped: the writer copies"
+          + " the block into the mapped file (with MAP_SYNC on a DAX mount, no system call)"
+          + " and a sync forces the pages written. RISK: with mapped, a page that goes away"
+          + " under a running cache during a write crashes the JVM (SIGBUS in the copy, JDK 8)"
+          + " or kills the writer thread with an asynchronous InternalError (JDK 9+); use it"
+          + " only where nothing but this RegionServer can touch the files and the device"
+          + " reports no media errors.");
+
   /** MAP_SYNC modes of {@link #MAP_SYNC}. */
   public enum MapSync {
     AUTO, REQUIRE, OFF
@@ -177,11 +192,13 @@ public final class PmemCacheConfig {
   private final long lockWaitMillis;
   private final String mapDigestAlgorithm;
   private final boolean readMapped;
+  private final boolean writeMapped;
 
   private PmemCacheConfig(List<File> paths, long capacity, File persistencePath,
       long mappingSize, MapSync mapSync, long lockWaitMillis, String mapDigestAlgorithm,
-      boolean readMapped) {
+      boolean readMapped, boolean writeMapped) {
     this.readMapped = readMapped;
+    this.writeMapped = writeMapped;
     this.paths = Collections.unmodifiableList(paths);
     this.capacity = capacity;
     this.persistencePath = persistencePath;
@@ -286,20 +303,21 @@ public final class PmemCacheConfig {
     } catch (java.security.NoSuchAlgorithmException e) {
       throw bad(MAP_DIGEST, digest, "Remove it for the default " + MAP_DIGEST.defaultValue);
     }
-    String read = conf.get(READ.name, READ.defaultValue);
-    boolean readMapped;
-    switch (read.trim().toLowerCase(Locale.ROOT)) {
-      case "copy":
-        readMapped = false;
-        break;
-      case "mapped":
-        readMapped = true;
-        break;
-      default:
-        throw bad(READ, read, "Remove it for the default " + READ.defaultValue);
-    }
     return new PmemCacheConfig(paths, capacity, persistence, mappingSize, mapSync, lockWait,
-        digest, readMapped);
+        digest, mapped(conf, READ), mapped(conf, WRITE));
+  }
+
+  /** Whether {@code s} (one of copy, mapped) is mapped. */
+  private static boolean mapped(Configuration conf, Setting s) {
+    String v = conf.get(s.name, s.defaultValue);
+    switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "copy":
+        return false;
+      case "mapped":
+        return true;
+      default:
+        throw bad(s, v, "Remove it for the default " + s.defaultValue);
+    }
   }
 
   private static File canonical(Setting s, String value, String path) {
@@ -383,6 +401,11 @@ public final class PmemCacheConfig {
     return readMapped;
   }
 
+  /** Whether blocks are written by copies into the mappings (opt-in, see {@link #WRITE}). */
+  public boolean writeMapped() {
+    return writeMapped;
+  }
+
   /** The digest algorithm of the persisted map's checksum. */
   public String mapDigestAlgorithm() {
     return mapDigestAlgorithm;
@@ -392,6 +415,7 @@ public final class PmemCacheConfig {
   public String toString() {
     return "paths=" + paths + ", capacity=" + capacity + ", persistent.path=" + persistencePath
         + ", mapping.size=" + mappingSize + ", map.sync=" + mapSync.name().toLowerCase(Locale.ROOT)
-        + ", lock.wait.ms=" + lockWaitMillis + ", read=" + (readMapped ? "mapped" : "copy");
+        + ", lock.wait.ms=" + lockWaitMillis + ", read=" + (readMapped ? "mapped" : "copy")
+        + ", write=" + (writeMapped ? "mapped" : "copy");
   }
 }

@@ -48,8 +48,11 @@ import org.slf4j.LoggerFactory;
  *       checkpoint and verifies every entry against its block header before serving it (patch
  *       0056), so the same path serves a clean restart, a kill -9 and a power loss. Whether the
  *       previous run stopped cleanly is only reported.
- *   <li>A block is written body first, then its header, whose checksum covers the stored body;
- *       a write torn by a crash fails its check.
+ *   <li>A block's header carries the checksum of its body: a write torn by a crash (a kill
+ *       during the write, a power cut before the sync) fails its check, whatever part of it
+ *       landed. By default the entry goes to its file in one positional write; with
+ *       hbase.bucketcache.pmem.write=mapped the body is copied into the mapping first, then its
+ *       header.
  *   <li>{@link #close()} forces what was written, records a clean stop, drops the mappings and
  *       closes the files (which releases the locks), in that order, so a second engine on the
  *       same paths, in this JVM or another, starts warm at once. BucketCache calls it after its
@@ -125,8 +128,9 @@ public final class PmemStore {
       }
       if (interruptible != null) {
         LOG.warn("pmem cache: the cache files' channels cannot be made immune to interrupts ({});"
-            + " reads and checks run on threads of their own so that an interrupted reader"
-            + " cannot close a file and drop its lock, at the cost of a thread hand-off per read."
+            + " reads, checks and writes run on threads of their own so that an interrupted"
+            + " reader or writer cannot close a file and drop its lock, at the cost of a thread"
+            + " hand-off per read and write."
             + " Add --add-exports java.base/sun.nio.ch=ALL-UNNAMED (or --add-opens) to the"
             + " RegionServer's JVM options to read on the caller's thread", interruptible);
       }
@@ -149,7 +153,7 @@ public final class PmemStore {
         }
       }
       Mappings mappings = new Mappings(layout, channels, paths, config.mapSync(),
-          interruptible == null);
+          interruptible == null, config.writeMapped());
       mapped = mappings;
 
       // Every check has passed: from here on the engine writes.
@@ -386,24 +390,95 @@ public final class PmemStore {
       stats.writeSkipped();
       return;
     }
-    long body = offset + BlockCheck.HEADER_SIZE;
-    int blockLength = block.remaining();
-    mappings.writeUnchecked(body, block.duplicate());
-    mappings.writeUnchecked(body + blockLength, metadata.duplicate());
-    // Summed from the source when it is one buffer (the usual case): the mapping is not read
-    // back, so a write touches its pages only with stores. The bytes are the ones just copied.
-    ByteBuffer[] source = block.nioByteBuffers();
-    ByteBuffer[] summed;
-    if (source.length == 1) {
-      ByteBuffer b = source[0].duplicate();
-      b.position(block.position()).limit(block.limit());
-      summed = new ByteBuffer[] {b.slice(), metadata.duplicate()};
-    } else {
-      summed = mappings.slices(body, bodyLength);
+    if (!mappings.writesMapped()) {
+      writeEntry(key, offset, entryLength, block, metadata);
+      return;
     }
-    ByteBuffer header = check.header(key, bodyLength, summed);
+    long body = offset + BlockCheck.HEADER_SIZE;
+    // The block's bytes as one buffer (a view; a copy only when it spans several buffers), so
+    // the checksum is summed from the source, never read back from the mapping.
+    ByteBuffer bytes = Mappings.contiguous(block);
+    int blockLength = bytes.remaining();
+    ByteBuffer header = check.header(key, bodyLength,
+        new ByteBuffer[] {bytes.duplicate(), metadata.duplicate()});
+    mappings.writeUnchecked(body, ByteBuff.wrap(bytes));
+    mappings.writeUnchecked(body + blockLength, metadata.duplicate());
     mappings.writeUnchecked(offset, header);
   }
+
+  /**
+   * {@link #writeBlock} with a positional write: the entry (header, body, metadata) is assembled
+   * in this thread's direct buffer, summed there (the checksum covers the very bytes written)
+   * and written with one pwrite (two only across a segment boundary). Its order does not
+   * matter: a write cut short (a kill during it, a power cut before the sync) leaves an old
+   * header over new bytes or a new header over old ones, and either fails the check (another
+   * key, or the checksum); an old header of the same key and length vouches only for that
+   * block's own bytes (HFile blocks never change under a key).
+   */
+  private void writeEntry(BlockCacheKey key, long offset, int entryLength, ByteBuff block,
+      ByteBuffer metadata) throws IOException {
+    ByteBuffer entry = ENTRY_SCRATCH.get();
+    if (entry.capacity() < entryLength) {
+      entry = ByteBuffer.allocateDirect(Math.max(entryLength, entry.capacity() * 2));
+      ENTRY_SCRATCH.set(entry);
+    }
+    int blockLength = block.remaining();
+    ByteBuffer body = entry.duplicate();
+    body.clear().position(BlockCheck.HEADER_SIZE);
+    block.get(body, block.position(), blockLength); // absolute: block's position stays
+    ByteBuffer meta = entry.duplicate();
+    meta.clear().position(BlockCheck.HEADER_SIZE + blockLength);
+    meta.put(metadata.duplicate());
+    entry.clear().limit(entryLength);
+    check.seal(key, entry);
+    try {
+      mappings.writeFiles(offset, entry);
+    } catch (java.nio.channels.ClosedChannelException e) {
+      throw e; // shut down: not the device
+    } catch (IOException e) {
+      if (!mappings.isLive()) {
+        throw e; // shut down, not the device
+      }
+      // Skipped, not refused, as over a bad range: a refusal would hand the same slot to every
+      // later block of this size. Its read is a miss (a part written, or none).
+      stats.writeSkipped();
+      if (noSpace(e)) {
+        logNoSpace(offset, e); // transient: the range stays usable
+      } else {
+        recordBadRange(offset, entryLength, e, "writing");
+      }
+    }
+  }
+
+  /** Whether {@code e} is ENOSPC (a full filesystem under a hole punched into a cache file). */
+  private static boolean noSpace(IOException e) {
+    String m = e.getMessage();
+    return m != null && m.contains("No space left on device");
+  }
+
+  /** One WARN a minute for writes that found no space; the rest at DEBUG. */
+  private void logNoSpace(long offset, IOException e) {
+    long now = System.nanoTime();
+    long next = nextNoSpaceWarn.get();
+    if (now - next >= 0 && nextNoSpaceWarn.compareAndSet(next, now + FAILURE_WARN_NANOS)) {
+      LOG.warn("pmem cache: a block write at {} ({}) found no space ({}): a hole was punched into"
+          + " a cache file on a full filesystem (the files are preallocated at start); that"
+          + " block is not cached. At most one such line a minute", offset,
+          mappings.whereIs(offset), e.getMessage());
+    } else {
+      LOG.debug("pmem cache: a block write at {} found no space: {}", offset, e.getMessage());
+    }
+  }
+
+  private final java.util.concurrent.atomic.AtomicLong nextNoSpaceWarn =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+
+  /**
+   * Per writing thread, the entry (header, body, metadata) of a positional block write; direct,
+   * so the write copies it once, into the file. Grows to the largest entry written.
+   */
+  private static final ThreadLocal<ByteBuffer> ENTRY_SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(66 * 1024));
 
   /**
    * Refuses a raw write (no block header, so a skipped write could not be told from a stored
@@ -422,16 +497,17 @@ public final class PmemStore {
     }
   }
 
-  /** Records the range of a block whose positional read failed with an I/O error. */
-  private void recordBadRange(long offset, int len, IOException e) {
+  /** Records the range of a block whose positional read or write failed with an I/O error. */
+  private void recordBadRange(long offset, int len, IOException e, String doing) {
     if (e instanceof java.io.EOFException) {
-      return; // a cut file: requireStored refuses writes past its end
+      return; // a cut file: a positional write extends it again, a mapped one is refused
     }
     if (badRanges.add(offset, len)) {
       stats.badRange(badRanges.size());
-      LOG.warn("pmem cache: reading {} bytes at {} ({}) failed with an I/O error ({}): a media"
-          + " error; no block is stored over these bytes again while this cache runs ({} such"
-          + " range(s)). Check the device (ndctl list --media-errors, badblocks)", len, offset,
+      LOG.warn("pmem cache: {} {} bytes at {} ({}) failed with an I/O error ({}): a media"
+          + " error (or no space under a hole punched into the file); no block is stored over"
+          + " these bytes again while this cache runs ({} such range(s)). Check the device"
+          + " (ndctl list --media-errors, badblocks)", doing, len, offset,
           mappings.whereIs(offset), e.getMessage(), badRanges.size());
     }
   }
@@ -513,7 +589,7 @@ public final class PmemStore {
             throw e;
           } catch (IOException e) {
             if (mappings.isLive()) {
-              recordBadRange(offset, entryLength, e); // the file's read, not the allocator
+              recordBadRange(offset, entryLength, e, "reading"); // the file's read, not the allocator
             }
             throw e;
           }
@@ -525,7 +601,7 @@ public final class PmemStore {
               + entryLength + " bytes");
         }
         why = check.mismatch(key, bodyLength, header(dst), range(dst, BlockCheck.HEADER_SIZE,
-            entryLength), false);
+            entryLength));
       } catch (java.nio.channels.ClosedChannelException e) {
         throw e; // shut down (or, without Uninterruptible, closed): not a damaged block
       } catch (IOException e) {
@@ -632,7 +708,7 @@ public final class PmemStore {
       if (!mappings.isLive()) {
         throw e; // shut down, not a damaged block
       }
-      recordBadRange(offset, entryLength, e);
+      recordBadRange(offset, entryLength, e, "reading");
       return "it cannot be read (" + e.getMessage() + "): a media error, or its cache file was"
           + " truncated by another process";
     }
@@ -804,6 +880,16 @@ public final class PmemStore {
   /** For tests: replaces how mappings are forced (to inject device errors). */
   void forcer(Mappings.Forcer forcer) {
     mappings.forcer(forcer);
+  }
+
+  /** For tests: replaces how the files are written (to inject device errors). */
+  void writer(Mappings.Writer writer) {
+    mappings.writer(writer);
+  }
+
+  /** For tests: replaces how written files are forced (to inject device errors). */
+  void fileForcer(Mappings.FileForcer forcer) {
+    mappings.fileForcer(forcer);
   }
 
   /** For tests: replaces how the files are read (to inject device errors). */

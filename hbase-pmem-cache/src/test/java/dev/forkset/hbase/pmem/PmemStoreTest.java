@@ -12,6 +12,7 @@ import java.io.RandomAccessFile;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.util.List;
 import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseIOException;
@@ -108,15 +109,16 @@ public class PmemStoreTest {
   }
 
   /**
-   * RPC handlers and prefetch threads get interrupted (a region closing, a cancelled prefetch).
-   * A FileChannel read by such a thread would close the channel, and closing it drops the lock
-   * that keeps a second engine off the files. Reads by a thread interrupted before and during
-   * its reads still succeed, the interrupt stays for the caller, the files stay locked and later
-   * reads work: on the caller's thread (channels made uninterruptible) and, where that cannot be
-   * done, on the checker threads.
+   * RPC handlers and prefetch threads get interrupted (a region closing, a cancelled prefetch),
+   * and BucketCache's writers at shutdown. A FileChannel read or write by such a thread would
+   * close the channel, and closing it drops the lock that keeps a second engine off the files.
+   * Reads and writes by a thread interrupted before and during them still succeed, the
+   * interrupt stays for the caller, the files stay locked and later reads work: on the caller's
+   * thread (channels made uninterruptible) and, where that cannot be done, on the checker
+   * threads.
    */
   @Test
-  public void readBlock_byInterruptedThreads_keepsTheLockAndLaterReads() throws Exception {
+  public void blocks_byInterruptedThreads_keepTheLockAndLaterReads() throws Exception {
     // This JVM can make channels uninterruptible (JDK 8, or JDK 9+ with sun.nio.ch exported, as
     // the test JVMs run), so the reads below run on this thread, not on the fallback's.
     try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
@@ -127,7 +129,7 @@ public class PmemStoreTest {
   }
 
   @Test
-  public void readBlock_byInterruptedThreads_withoutUninterruptibleChannels() throws Exception {
+  public void blocks_byInterruptedThreads_withoutUninterruptibleChannels() throws Exception {
     Uninterruptible.unavailableForTests = true;
     try {
       interruptedReads();
@@ -142,6 +144,9 @@ public class PmemStoreTest {
       long offset = writeBlock(s);
       int len = BlockCheck.HEADER_SIZE + 5013;
       Thread.currentThread().interrupt();
+      writeBlock(s);
+      assertTrue("the interrupt was lost", Thread.interrupted());
+      Thread.currentThread().interrupt();
       s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
           .release();
       assertTrue("the interrupt was lost", Thread.interrupted());
@@ -154,6 +159,7 @@ public class PmemStoreTest {
       Thread reader = new Thread(() -> {
         while (!stop.get()) {
           try {
+            writeBlock(s);
             s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP,
                 false).release();
             reads.incrementAndGet();
@@ -175,7 +181,8 @@ public class PmemStoreTest {
       stop.set(true);
       reader.join(30_000);
       if (failed.get() != null) {
-        throw new AssertionError("a read by an interrupted thread failed", failed.get());
+        throw new AssertionError("a read or write by an interrupted thread failed",
+            failed.get());
       }
       assertTrue("reads: " + reads.get(), reads.get() >= 2000);
       s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
@@ -282,6 +289,260 @@ public class PmemStoreTest {
       assertEquals("the checked reads and the copying reads", 6, s.stats().getReadsFailed());
       assertEquals("a cut file is no media error: requireStored refuses writes past its end", 0,
           s.stats().getBadRanges());
+    } finally {
+      s.close();
+    }
+  }
+
+  /**
+   * A positional write that fails with an I/O error (a media error the device reports on
+   * write, no space under a punched hole) costs that block only: it is skipped, not refused (a
+   * refusal would hand the slot to every later block of its size), its range is recorded as
+   * bad so no later block is written there, and its first read is a miss.
+   */
+  @Test
+  public void writeBlock_failingWithAnIoError_isSkippedAndNotWrittenThereAgain()
+      throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = 64 * 1024;
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      long fileAt = s.layout().fileOffset(0) + offset;
+      java.util.concurrent.atomic.AtomicInteger tries =
+          new java.util.concurrent.atomic.AtomicInteger();
+      s.writer((p, ch, src, pos) -> {
+        if (p == 0 && pos < fileAt + len && pos + src.remaining() > fileAt) {
+          tries.incrementAndGet();
+          throw new IOException("Input/output error");
+        }
+        return ch.write(src, pos);
+      });
+      s.writeBlock(KEY, offset, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      assertEquals(1, tries.get());
+      assertEquals(1, s.stats().getWritesSkipped());
+      assertEquals(1, s.stats().getBadRanges());
+      try {
+        s.readBlock(KEY, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+            .release();
+        fail("a block whose write failed was read");
+      } catch (HBaseIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("no block header"));
+      }
+      s.writeBlock(new BlockCacheKey("other", 0), offset, len,
+          ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])), ByteBuffer.wrap(new byte[13]));
+      assertEquals("a write over the bad range was tried", 1, tries.get());
+      assertEquals(2, s.stats().getWritesSkipped());
+      // Elsewhere the store keeps working.
+      long ok = writeBlock(s);
+      s.readBlock(KEY, ok, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+          .release();
+    } finally {
+      s.close();
+    }
+  }
+
+  /**
+   * A block handed over in several buffers is written and summed from those buffers (never read
+   * back from the mapping or the file), with positional writes and with writes into the
+   * mappings alike.
+   */
+  @Test
+  public void writeBlock_fromSeveralBuffers_isReadBackWhole() throws IOException {
+    for (String write : new String[] {"copy", "mapped"}) {
+      Configuration c = new Configuration(false);
+      c.set(PmemCacheConfig.MAPPING_SIZE.name, "2m");
+      c.set(PmemCacheConfig.LOCK_WAIT.name, "0");
+      c.set(PmemCacheConfig.WRITE.name, write);
+      PmemStore s = PmemStore.open(PmemCacheConfig.parse("pmem:" + a + "," + b, 8 * MIB, null,
+          c));
+      try {
+        byte[] body = new byte[9000];
+        new java.util.Random(3).nextBytes(body);
+        ByteBuffer first = ByteBuffer.allocateDirect(4000);
+        first.put(body, 0, 4000).flip();
+        ByteBuffer second = ByteBuffer.wrap(body, 4000, 3000).slice();
+        ByteBuffer third = ByteBuffer.allocateDirect(2000);
+        third.put(body, 7000, 2000).flip();
+        ByteBuff multi = new org.apache.hadoop.hbase.nio.MultiByteBuff(first, second, third);
+        long offset = 2 * MIB - 3000; // crosses into the next segment (file b)
+        int len = BlockCheck.HEADER_SIZE + 9000 + 7;
+        s.writeBlock(KEY, offset, len, multi, ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7}));
+        assertEquals(write + ": the source moved", 0, multi.position());
+        ByteBuff got = s.readBlock(KEY, offset, len,
+            org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false);
+        try {
+          byte[] back = new byte[9007];
+          got.get(back);
+          assertArrayEquals(write, body, java.util.Arrays.copyOf(back, 9000));
+          assertEquals(write, 7, back[9006]);
+        } finally {
+          got.release();
+        }
+      } finally {
+        s.close();
+      }
+    }
+  }
+
+  /**
+   * A sync forces the files written with positional writes since their last force, each once,
+   * and only those. A force that failed is not retried for the writes it covered: a second
+   * fsync of the same descriptor returns 0 after a failed write-back (the error is reported
+   * once), so a retry could not confirm them; later writes are forced again.
+   */
+  @Test
+  public void sync_forcesTheFilesWrittenOnceEach() throws IOException {
+    PmemStore s = open();
+    try {
+      List<Integer> forced = new java.util.concurrent.CopyOnWriteArrayList<>();
+      java.util.concurrent.atomic.AtomicBoolean failing =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      s.fileForcer((path, ch) -> {
+        forced.add(path);
+        if (failing.get()) {
+          throw new IOException("Input/output error");
+        }
+        ch.force(false);
+      });
+      s.sync();
+      assertEquals("nothing written", java.util.Collections.emptyList(), forced);
+      writeSmallBlock(s, 64 * 1024); // file a
+      writeSmallBlock(s, 64 * 1024 + 4096); // file a
+      failing.set(true);
+      try {
+        s.sync();
+        fail("a failed force was not reported");
+      } catch (IOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("Input/output"));
+      }
+      assertEquals(java.util.Arrays.asList(0), forced);
+      failing.set(false);
+      s.sync();
+      assertEquals("a force retried for writes a failed force covered",
+          java.util.Arrays.asList(0), forced);
+      writeBlock(s); // files a and b
+      s.sync();
+      assertEquals(java.util.Arrays.asList(0, 0, 1), forced);
+      s.sync();
+      assertEquals("forced again with nothing written", java.util.Arrays.asList(0, 0, 1), forced);
+    } finally {
+      s.close();
+    }
+  }
+
+  /**
+   * A force that fails covers every write that ended before it, other threads' writes too; the
+   * kernel reports the failed write-back once, to that force, and the next fsync returns 0
+   * with those pages lost. So a thread whose write such a force covered must not have it
+   * confirmed by its own later sync (BucketCache would then put its batch into the backing
+   * map and the next checkpoint), even when that sync's force succeeds; its later writes are
+   * confirmed again. Before the ledger, the second thread's sync returned normally.
+   */
+  @Test
+  public void sync_ofAWriteAFailedForceCovered_failsEvenWhenTheNextForceSucceeds()
+      throws Exception {
+    PmemStore s = open();
+    java.util.concurrent.ExecutorService other =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      java.util.concurrent.atomic.AtomicBoolean failing =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      s.fileForcer((path, ch) -> {
+        if (failing.get()) {
+          throw new IOException("Input/output error");
+        }
+        ch.force(false); // after a real failed write-back: returns 0, the pages are gone
+      });
+      other.submit(() -> writeSmallBlock(s, 64 * 1024)).get(); // not synced yet
+      writeSmallBlock(s, 128 * 1024);
+      failing.set(true);
+      try {
+        s.sync();
+        fail("a failed force was not reported");
+      } catch (IOException expected) {
+        // this thread's batch is dropped
+      }
+      failing.set(false);
+      try {
+        other.submit(() -> {
+          s.sync();
+          return null;
+        }).get();
+        fail("the other thread's write, covered by the failed force, was confirmed");
+      } catch (java.util.concurrent.ExecutionException expected) {
+        assertTrue(expected.getCause().toString(),
+            expected.getCause().getMessage().contains("earlier force"));
+      }
+      other.submit(() -> {
+        writeSmallBlock(s, 64 * 1024 + 8192);
+        s.sync();
+        return null;
+      }).get();
+      writeSmallBlock(s, 128 * 1024 + 8192);
+      s.sync();
+    } finally {
+      other.shutdownNow();
+      s.close();
+    }
+  }
+
+  /** A 100-byte block of {@code KEY} at {@code offset}. */
+  private static Void writeSmallBlock(PmemStore s, long offset) throws IOException {
+    s.writeBlock(KEY, offset, BlockCheck.HEADER_SIZE + 100,
+        ByteBuff.wrap(ByteBuffer.wrap(new byte[100])), ByteBuffer.allocate(0));
+    return null;
+  }
+
+  /**
+   * A positional write cut short (its first bytes written, then EIO) over an intact entry of
+   * another key: the new header over old bytes fails its checksum, so neither block is served;
+   * a write that finds no space (ENOSPC, a hole on a full filesystem) is skipped without
+   * marking its range bad, so the slot works again once there is space.
+   */
+  @Test
+  public void writeBlock_cutShortOverAnIntactEntry_servesNeitherBlock() throws IOException {
+    PmemStore s = open();
+    try {
+      long offset = 64 * 1024;
+      int len = BlockCheck.HEADER_SIZE + 5013;
+      byte[] old = new byte[5000];
+      java.util.Arrays.fill(old, (byte) 7);
+      BlockCacheKey oldKey = new BlockCacheKey("old", 0);
+      s.writeBlock(oldKey, offset, len, ByteBuff.wrap(ByteBuffer.wrap(old)),
+          ByteBuffer.wrap(new byte[13]));
+      java.util.concurrent.atomic.AtomicReference<String> error =
+          new java.util.concurrent.atomic.AtomicReference<>("Input/output error");
+      s.writer((p, ch, src, pos) -> {
+        if (error.get() == null) {
+          return ch.write(src, pos);
+        }
+        ByteBuffer part = src.duplicate();
+        part.limit(part.position() + 64);
+        ch.write(part, pos); // header and 32 body bytes land
+        throw new IOException(error.get());
+      });
+      s.writeBlock(KEY, offset, len, ByteBuff.wrap(ByteBuffer.wrap(new byte[5000])),
+          ByteBuffer.wrap(new byte[13]));
+      assertEquals(1, s.stats().getWritesSkipped());
+      for (BlockCacheKey k : new BlockCacheKey[] {KEY, oldKey}) {
+        try {
+          s.readBlock(k, offset, len, org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false)
+              .release();
+          fail("a block was served over a write cut short: " + k);
+        } catch (HBaseIOException expected) {
+          // KEY: fails its checksum; oldKey: another key's header
+        }
+      }
+      long spaceless = 256 * 1024;
+      error.set("No space left on device");
+      writeSmallBlock(s, spaceless);
+      assertEquals(2, s.stats().getWritesSkipped());
+      assertEquals("only the EIO range is bad", 1, s.stats().getBadRanges());
+      error.set(null);
+      writeSmallBlock(s, spaceless);
+      s.readBlock(KEY, spaceless, BlockCheck.HEADER_SIZE + 100,
+          org.apache.hadoop.hbase.io.ByteBuffAllocator.HEAP, false).release();
     } finally {
       s.close();
     }

@@ -16,6 +16,15 @@ public final class PmemTestAccess {
     store.forcer(forcer::force);
   }
 
+  /** Forces a cache file written with positional writes; see {@link Mappings.FileForcer}. */
+  public interface FileForcer {
+    void force(int path, java.nio.channels.FileChannel ch) throws IOException;
+  }
+
+  public static void fileForcer(PmemStore store, FileForcer forcer) {
+    store.fileForcer(forcer::force);
+  }
+
   /** {file index, position in that file} of a logical cache offset. */
   public static long[] filePosition(PmemStore store, long offset) {
     Layout l = store.layout();

@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * Random block reads through BucketCache.getBlock (every cache line of the block touched, then
  * released), random 16 KiB block writes into the IOEngine, and writer batches (random block writes
  * followed by the sync BucketCache's writer thread runs after each batch), for the module engine
- * (two files), stock offheap and stock pmem: (one file). Files live in bench.dir (default
+ * (two files; writes to the files by default, module-pmem-write-mapped copies into the mappings),
+ * stock offheap, stock pmem: and stock file: (one file). Files live in bench.dir (default
  * /dev/shm).
  */
 @State(Scope.Benchmark)
@@ -49,14 +50,15 @@ public class PmemReadWriteBench {
 
   static String ioEngine(String engine, File dir, Configuration conf) {
     switch (engine) {
+      case "module-pmem-write-mapped":
+        conf.set("hbase.bucketcache.pmem.write", "mapped");
+        return moduleFiles(dir); // the module engine, writes into the mappings (opt-in)
       case "module-pmem-mapped":
         conf.set("hbase.bucketcache.pmem.read", "mapped");
-        // fall through: the module engine, reads of the mappings (opt-in)
+        return moduleFiles(dir); // the module engine, reads of the mappings (opt-in)
       case "module-pmem-fallback": // set up by the caller: reads on the checker threads
       case "module-pmem":
-        new File(dir, "p0").mkdirs();
-        new File(dir, "p1").mkdirs();
-        return "pmem:" + dir + "/p0/cache," + dir + "/p1/cache";
+        return moduleFiles(dir);
       case "stock-pmem":
         conf.set("hbase.bucketcache.pmem.engine", "stock");
         new File(dir, "s").mkdirs();
@@ -69,6 +71,12 @@ public class PmemReadWriteBench {
       default:
         throw new IllegalArgumentException(engine);
     }
+  }
+
+  private static String moduleFiles(File dir) {
+    new File(dir, "p0").mkdirs();
+    new File(dir, "p1").mkdirs();
+    return "pmem:" + dir + "/p0/cache," + dir + "/p1/cache";
   }
 
   @Setup(Level.Trial)
@@ -122,7 +130,7 @@ public class PmemReadWriteBench {
   public void randomWrite() throws Exception {
     long slots = CAPACITY / 2 / BLOCK;
     long offset = CAPACITY / 2 + ThreadLocalRandom.current().nextLong(slots - 1) * BLOCK;
-    cache.ioEngine.write(writeBlock.duplicate(), offset);
+    write(offset);
   }
 
   /**
@@ -136,10 +144,28 @@ public class PmemReadWriteBench {
     long slots = CAPACITY / 2 / BLOCK;
     for (int i = 0; i < BATCH; i++) {
       long offset = CAPACITY / 2 + ThreadLocalRandom.current().nextLong(slots - 1) * BLOCK;
-      cache.ioEngine.write(writeBlock.duplicate(), offset);
+      write(offset);
     }
     cache.ioEngine.sync();
   }
+
+  /**
+   * A 16 KiB entry at {@code offset} as BucketCache writes it to the engine: for the module
+   * engine its block write (header with the body's checksum, body; hbase.bucketcache.pmem.write
+   * decides positional writes or copies into the mappings), for the stock engines a raw write.
+   */
+  private void write(long offset) throws java.io.IOException {
+    if (cache.ioEngine instanceof PmemIOEngine) {
+      dev.forkset.hbase.pmem.PmemStore store = ((PmemIOEngine) cache.ioEngine).store();
+      ByteBuffer body = writeBlock.duplicate();
+      body.limit(BLOCK - store.blockHeaderSize());
+      store.writeBlock(WRITE_KEY, offset, BLOCK, ByteBuff.wrap(body), ByteBuffer.allocate(0));
+    } else {
+      cache.ioEngine.write(writeBlock.duplicate(), offset);
+    }
+  }
+
+  private static final BlockCacheKey WRITE_KEY = new BlockCacheKey("bench-write", 0);
 
   static final int BATCH = 8;
 }

@@ -33,7 +33,12 @@ import org.slf4j.LoggerFactory;
  *       {@code hbase.bucketcache.pmem.read=mapped} (opt-in, with that risk) reads share the
  *       mapped memory like stock {@code pmem:}, and BucketCache's reference count keeps a
  *       bucket from being reused while a reader holds its block.
- *   <li>A write past the end of a file cut under the running cache is refused
+ *   <li>By default a block is written to its file with positional writes and a sync forces the
+ *       files written ({@code PmemStore#writeBlock}): a page gone under the cache costs at most
+ *       that block (skipped, its first read a miss; a cut file is grown back) instead of
+ *       faulting the writer. With
+ *       {@code hbase.bucketcache.pmem.write=mapped} (opt-in) blocks are copied into the
+ *       mappings, and a write past the end of a file cut under the running cache is refused
  *       ({@code CacheFileCutException}) and reported to BucketCache as a failed allocation, so
  *       the writer drops that one block and goes on.
  *   <li>A block whose write overlaps a range a read found unreadable (an I/O error, a media

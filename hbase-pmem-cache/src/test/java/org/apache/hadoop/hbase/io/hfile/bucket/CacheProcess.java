@@ -38,6 +38,15 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
  *   blocks 40 more times, caches count other blocks and prints NEW and their outcomes, then
  *   DONE. Anything thrown (an InternalError from a page that is
  *   gone) ends it with a stack trace and exit code 1.
+ * CacheProcess cutwrites ioengine persistence capacity seed count blockSize [k=v]...
+ *   prints BASE and the file position of the cache's first byte, then, on a thread of its own,
+ *   caches batches of count blocks (seeds seed, seed + 1, ...), reads and evicts each batch; after
+ *   40 batches (the write path compiled) prints CHURNING, and MISSED at the first read of the churn
+ *   that misses; keeps going until a line from the parent (which cuts the file and grows it back
+ *   meanwhile), then caches count more blocks and
+ *   prints NEW and their outcomes, WRONG and the number of wrong reads of the churn, then DONE.
+ *   A Throwable in any thread (an InternalError from a store into a page that is gone) prints
+ *   FAULT and halts the JVM with exit code 1.
  * </pre>
  */
 public final class CacheProcess {
@@ -236,8 +245,90 @@ public final class CacheProcess {
         }
         evictingSince = 0;
       }
-        } else {
+    } else if (mode.equals("cutwrites")) {
+      cutWrites(args, io, persistence, capacity);
+    } else {
       throw new IllegalArgumentException(mode);
+    }
+  }
+
+  /** Mode cutwrites. */
+  private static void cutWrites(String[] args, String io, String persistence, long capacity)
+      throws Exception {
+    long seed = Long.parseLong(args[4]);
+    int count = Integer.parseInt(args[5]);
+    int blockSize = Integer.parseInt(args[6]);
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+      System.out.println("FAULT in " + t.getName() + ": " + e);
+      e.printStackTrace(System.out);
+      System.out.flush();
+      Runtime.getRuntime().halt(1);
+    });
+    BucketCache cache = open(io, persistence, capacity, blockSize, conf(args, 7));
+    dev.forkset.hbase.pmem.PmemStore store = ((PmemIOEngine) cache.ioEngine).store();
+    System.out.println("BASE " + dev.forkset.hbase.pmem.PmemTestAccess.filePosition(store, 0)[1]);
+    System.out.flush();
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicLong wrong = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong missed = new java.util.concurrent.atomic.AtomicLong();
+    Thread churner = new Thread(() -> {
+      try {
+        for (long batch = 0; !stop.get(); batch++) {
+          TestBlocks b = TestBlocks.make(seed + batch, count, blockSize);
+          for (int i = 0; i < count; i++) {
+            cache.cacheBlockWithWait(b.keys[i], b.blocks[i], false, true);
+          }
+          drain(cache);
+          for (int i = 0; i < count; i++) {
+            int outcome = b.read(cache, i);
+            if (outcome == 2) {
+              wrong.incrementAndGet();
+            } else if (outcome == 1 && missed.getAndIncrement() == 0) {
+              System.out.println("MISSED"); // a block the cuts took: they reached the churn
+              System.out.flush();
+            }
+            cache.evictBlock(b.keys[i]);
+          }
+          if (batch == 40) {
+            System.out.println("CHURNING");
+            System.out.flush();
+          }
+        }
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+    }, "churner");
+    churner.start();
+    if (dev.forkset.childjvm.ChildMain.nextLine(300, java.util.concurrent.TimeUnit.SECONDS)
+        == null) {
+      throw new AssertionError("no line from the parent");
+    }
+    stop.set(true);
+    churner.join();
+    TestBlocks more = TestBlocks.make(seed - 1, count, blockSize);
+    for (int i = 0; i < count; i++) {
+      cache.cacheBlockWithWait(more.keys[i], more.blocks[i], false, true);
+    }
+    drain(cache);
+    StringBuilder sb = new StringBuilder("NEW ");
+    for (int i = 0; i < count; i++) {
+      sb.append(more.read(cache, i));
+    }
+    System.out.println(sb);
+    System.out.println("WRONG " + wrong.get());
+    System.out.println("DONE");
+    System.out.flush();
+    System.exit(0);
+  }
+
+  /** Waits until the writers took every queued block (written, skipped or dropped). */
+  private static void drain(BucketCache cache) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!cache.ramCache.isEmpty()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("the writers did not drain the RAM cache within 60 s");
+      }
+      Thread.sleep(1);
     }
   }
 

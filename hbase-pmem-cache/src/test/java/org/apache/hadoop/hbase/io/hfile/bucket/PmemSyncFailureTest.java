@@ -17,9 +17,10 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * A device that fails to force written data (msync returning EIO) must reach BucketCache as the
- * IOException its writer expects: the batch is dropped cleanly (nothing of it in the backing map
- * or the RAM cache, its space freed) and the cache keeps working once the device does.
+ * A device that fails to force written data (fdatasync or msync returning EIO) must reach
+ * BucketCache as the IOException its writer expects: the batch is dropped cleanly (nothing of it
+ * in the backing map or the RAM cache, its space freed) and the cache keeps working once the
+ * device does.
  */
 public class PmemSyncFailureTest {
   private static final int BLOCK = 8 * 1024;
@@ -27,10 +28,40 @@ public class PmemSyncFailureTest {
   @Rule
   public TemporaryFolder tmp = new TemporaryFolder();
 
+  /** The default writes: positional writes, then a force of each file written (fdatasync). */
+  @Test
+  public void failingFileForce_dropsTheBatchWithoutLeakingAndTheCacheRecovers() throws Exception {
+    failingForce("copy", (engine, forces, failing) -> PmemTestAccess.fileForcer(engine.store(),
+        (path, ch) -> {
+          forces.incrementAndGet();
+          if (failing.get()) {
+            throw new IOException("EIO from fdatasync");
+          }
+          ch.force(false);
+        }));
+  }
+
+  /** Writes into the mappings (opt-in): a force of the pages written (msync). */
   @Test
   public void failingForce_dropsTheBatchWithoutLeakingAndTheCacheRecovers() throws Exception {
+    failingForce("mapped", (engine, forces, failing) -> PmemTestAccess.forcer(engine.store(),
+        (segment, index, length) -> {
+          forces.incrementAndGet();
+          if (failing.get()) {
+            throw new UncheckedIOException(new IOException("EIO from msync"));
+          }
+        }));
+  }
+
+  /** Injects a failing force into an engine. */
+  private interface Injection {
+    void inject(PmemIOEngine engine, AtomicInteger forces, AtomicBoolean failing);
+  }
+
+  private void failingForce(String write, Injection injection) throws Exception {
     Configuration conf = HBaseConfiguration.create();
     conf.set(PmemCacheConfig.MAPPING_SIZE.name, "4m");
+    conf.set(PmemCacheConfig.WRITE.name, write);
     conf.setLong(BucketCache.QUEUE_ADDITION_WAIT_TIME, 10_000);
     BucketCache cache = new BucketCache("pmem:" + tmp.newFolder("p") + "/cache", 32L << 20,
         BLOCK, CacheProcess.BUCKET_SIZES, 1, 64, null, 60_000, conf);
@@ -38,12 +69,7 @@ public class PmemSyncFailureTest {
       PmemIOEngine engine = (PmemIOEngine) cache.ioEngine;
       AtomicBoolean failing = new AtomicBoolean(true);
       AtomicInteger forces = new AtomicInteger();
-      PmemTestAccess.forcer(engine.store(), (segment, index, length) -> {
-        forces.incrementAndGet();
-        if (failing.get()) {
-          throw new UncheckedIOException(new IOException("EIO from msync"));
-        }
-      });
+      injection.inject(engine, forces, failing);
       TestBlocks blocks = TestBlocks.make(1, 20, BLOCK);
       for (int i = 0; i < 20; i++) {
         cache.cacheBlockWithWait(blocks.keys[i], blocks.blocks[i], false, true);
