@@ -119,8 +119,10 @@ public final class PmemCacheConfig {
       "hbase.bucketcache.shutdown.retrieval.wait.ms", "10000", "milliseconds (patch 0106)",
       "How long BucketCache's shutdown waits for a thread it stops: the background read of the"
           + " persisted map (it stops at its next entry), and since 2.6.4-fork.9 the writer"
-          + " threads and the persister (a checkpoint in flight), each wait bounding a thread"
-          + " stuck on the device. Then the thread is interrupted, waited for as long again, and"
+          + " threads and the persister (a checkpoint in flight; for these 0 means 10000, so 0"
+          + " skips only the wait for the read, and a wait shorter than a writer's batch or a"
+          + " checkpoint takes skips the final checkpoint), each wait bounding a thread stuck on"
+          + " the device. Then the thread is interrupted, waited for as long again, and"
           + " the shutdown goes on without it, with one warning; the engine is told that no block"
           + " is released, so its mappings are left to the garbage collector, and when a writer"
           + " or the persister did not stop no final checkpoint is taken (the next start finds the"
