@@ -158,13 +158,44 @@ final class Admission {
     return backups > 1 ? 4 : 3;
   }
 
-  /** Refuses, before anything is stored, a value the member heap cannot take in flight. */
+  /**
+   * Refuses, before anything is stored, a write whose values the member heap cannot take in
+   * flight: one value too large, or a batch too large together. A batch is one partition's
+   * entries of a putAll or merge, and it travels as one: a client sends them in one frame
+   * ({@code ClientMapProxy#putAllInternal}: one request per partition), a member in one packet,
+   * the owner stores them all, and one backup operation carries them all in one packet; so its
+   * values count like one value of their summed size.
+   */
   void checkInFlight(List<Data> values) {
     if (values == null) {
       return;
     }
+    long together = 0;
+    int count = 0;
     for (Data value : values) {
       checkInFlight(value);
+      if (value != null) {
+        together += value.totalSize();
+        count++;
+      }
+    }
+    if (count < 2 || inFlightAllowance == Long.MAX_VALUE) {
+      return;
+    }
+    long inFlight = inFlightBytes(together, backups);
+    if (inFlight > inFlightAllowance) {
+      metrics.rejected.increment();
+      throw new IllegalArgumentException("Map '" + mapName + "': the " + count + " values of this"
+          + " write (one partition's batch of a putAll or merge, which travels and is backed up as"
+          + " one), " + together + " serialized bytes together, take about " + inFlight
+          + " bytes of heap in flight on a member, (" + fixedCopies(backups) + " + 2 x " + backups
+          + " backups) x their size (the array they arrive in and its copy out of a member's"
+          + " packet, the stored copies, and one serialized packet of them per backup), more than "
+          + inFlightPercent + "% of this member's max heap of " + maxHeap + " bytes ("
+          + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + "=" + inFlightPercent + ")."
+          + " Nothing of the write was stored. Write fewer values at once, store smaller values,"
+          + " give the members more heap (-Xmx), or raise "
+          + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".");
     }
   }
 

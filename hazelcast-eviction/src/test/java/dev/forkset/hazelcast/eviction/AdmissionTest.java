@@ -164,6 +164,41 @@ public class AdmissionTest {
     assertEquals(0, catchUps.get());
   }
 
+  /**
+   * A partition's batch (putAll, merge) travels as one: the client frame holds every value of
+   * the partition, the owner stores them all, and one backup operation carries them all in one
+   * packet. Values that each fit the allowance but together do not are refused whole.
+   */
+  @Test
+  public void inFlight_batchWhoseValuesTogetherExceedTheShare_isRefusedWhole() {
+    List<Data> values = Arrays.asList(data(new byte[5 << 20]), data(new byte[5 << 20]),
+        data(new byte[5 << 20])); // 5 x 5 MB = 25 MB each < 64 MB; 5 x 15 MB = 75 MB > 64 MB
+    for (Data value : values) {
+      inFlight(25).checkInFlight(value);
+    }
+    long together = 3L * values.get(0).totalSize();
+    try {
+      inFlight(25).admit(costs, records::get, Arrays.asList(data(1), data(2), data(3)), values,
+          () -> catchUps.incrementAndGet());
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertEquals("Map 'big': the 3 values of this write (one partition's batch of a putAll or"
+          + " merge, which travels and is backed up as one), " + together + " serialized bytes"
+          + " together, take about " + 5 * together + " bytes of heap in flight on a member,"
+          + " (3 + 2 x 1 backups) x their size (the array they arrive in and its copy out of a"
+          + " member's packet, the stored copies, and one serialized packet of them per backup),"
+          + " more than 25% of this member's max heap of 268435456 bytes"
+          + " (hazelcast.map.eviction.inflight.heap.percent=25). Nothing of the write was stored."
+          + " Write fewer values at once, store smaller values, give the members more heap"
+          + " (-Xmx), or raise hazelcast.map.eviction.inflight.heap.percent.", e.getMessage());
+    }
+    assertEquals(0, catchUps.get());
+    assertEquals(1, metrics.getRejectedEntries());
+    // two of them together fit: 5 x 10 MB = 50 MB
+    inFlight(25).checkInFlight(values.subList(0, 2));
+    assertEquals(1, metrics.getRejectedEntries());
+  }
+
   @Test
   public void inFlight_valueOverTheMapsLimit_keepsTheOversizedRefusal() {
     try {

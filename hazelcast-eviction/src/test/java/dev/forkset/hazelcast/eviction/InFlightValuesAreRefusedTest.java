@@ -85,7 +85,8 @@ public class InFlightValuesAreRefusedTest {
       t = t.getCause();
     }
     assertNotNull("an IllegalArgumentException to the caller, got " + e, t);
-    assertTrue(t.getMessage(), t.getMessage().startsWith("Map '" + map + "': a value of ")
+    assertTrue(t.getMessage(), (t.getMessage().startsWith("Map '" + map + "': a value of ")
+        || t.getMessage().startsWith("Map '" + map + "': the "))
         && t.getMessage().contains("(3 + 2 x 1 backups)")
         && t.getMessage().contains("(hazelcast.map.eviction.inflight.heap.percent=1)")
         && t.getMessage().contains("Nothing of the write was stored."));
@@ -207,6 +208,36 @@ public class InFlightValuesAreRefusedTest {
     }
     assertEquals(0, map.size());
     assertReplicasHold("heap", 0);
+  }
+
+  /**
+   * A putAll sends each partition's entries in one frame, stores them in one operation and
+   * backs them up in one packet: values that each fit the limit but together do not are
+   * refused, the partition's batch whole.
+   */
+  @Test
+  public void putAll_ofValuesThatFitAloneButNotTogether_refusesThePartitionBatch() {
+    IMap<Integer, byte[]> map = member.getMap("heap");
+    int pid = member.getPartitionService().getPartition(0).getPartitionId();
+    Map<Integer, byte[]> batch = new LinkedHashMap<>();
+    for (int k = 0; batch.size() < 3; k++) {
+      if (member.getPartitionService().getPartition(k).getPartitionId() == pid) {
+        batch.put(k, new byte[tooLarge / 2]);
+      }
+    }
+    try {
+      map.putAll(batch);
+      fail("accepted: 3 values of " + tooLarge / 2 + " bytes in one partition's batch");
+    } catch (RuntimeException e) {
+      assertInFlightRefusal("heap", e);
+    }
+    assertEquals(0, map.size());
+    assertReplicasHold("heap", 0);
+    // each of them alone passes
+    for (Map.Entry<Integer, byte[]> e : batch.entrySet()) {
+      map.set(e.getKey(), e.getValue());
+    }
+    assertReplicasHold("heap", 3);
   }
 
   /** Runs {@code write}, which must be refused by the in-flight rule of map {@code map}. */
