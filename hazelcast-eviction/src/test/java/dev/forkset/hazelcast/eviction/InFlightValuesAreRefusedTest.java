@@ -277,7 +277,14 @@ public class InFlightValuesAreRefusedTest {
     assertRefused("heap", "replace", () -> map.replace(1, new byte[tooLarge]));
     assertRefused("heap", "replace(k, old, new)",
         () -> map.replace(1, kept.clone(), new byte[tooLarge]));
-    for (int key = 10; key <= 17; key++) {
+    assertRefused("heap", "executeOnKey", () -> map.executeOnKey(18,
+        new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge)));
+    assertRefused("heap", "executeOnKey on a present key", () -> map.executeOnKey(1,
+        new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge)));
+    assertRefused("heap", "submitToKey", () -> map.submitToKey(19,
+        new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge))
+        .toCompletableFuture().join());
+    for (int key = 10; key <= 19; key++) {
       assertFalse("key " + key, map.containsKey(key));
     }
     assertTrue("the replaced value is kept", Arrays.equals(kept, map.get(1)));
@@ -364,6 +371,52 @@ public class InFlightValuesAreRefusedTest {
       entry.setValue(new byte[entry.getKey().equals(largeKey) ? large : 100]);
       return null;
     }
+  }
+
+  /** An {@link com.hazelcast.core.Offloadable} processor that sets a value of {@code size}. */
+  static final class OffloadedSet implements com.hazelcast.map.EntryProcessor<Integer, byte[], Object>,
+      com.hazelcast.core.Offloadable {
+    private final int size;
+
+    OffloadedSet(int size) {
+      this.size = size;
+    }
+
+    @Override
+    public Object process(Map.Entry<Integer, byte[]> entry) {
+      entry.setValue(new byte[size]);
+      return null;
+    }
+
+    @Override
+    public String getExecutorName() {
+      return com.hazelcast.core.Offloadable.OFFLOADABLE_EXECUTOR;
+    }
+  }
+
+  /**
+   * An Offloadable entry processor runs off the partition thread with its key locked, and its
+   * result is stored by {@code EntryOffloadableSetUnlockOperation} on the partition thread: the
+   * refusal comes from there, the key keeps its value and is unlocked again (a write of it goes
+   * through at once), and owner and backup agree.
+   */
+  @Test
+  public void offloadableEntryProcessor_isRefused_andLeavesTheKeyUnlockedAndUnchanged() {
+    IMap<Integer, byte[]> map = member.getMap("heap");
+    byte[] kept = new byte[1024];
+    kept[3] = 3;
+    map.put(1, kept);
+    assertRefused("heap", "offloadable executeOnKey",
+        () -> map.executeOnKey(1, new OffloadedSet(tooLarge)));
+    assertRefused("heap", "offloadable submitToKey",
+        () -> map.submitToKey(1, new OffloadedSet(tooLarge)).toCompletableFuture().join());
+    assertTrue("the value is kept", Arrays.equals(kept, map.get(1)));
+    assertFalse("the key is unlocked", map.isLocked(1));
+    assertTrue("a write of the key goes through at once",
+        map.tryPut(1, new byte[10], 5, TimeUnit.SECONDS));
+    map.executeOnKey(1, new OffloadedSet(tooLarge / 2));
+    assertEquals(tooLarge / 2, map.get(1).length);
+    assertReplicasHold("heap", 1);
   }
 
   /**
