@@ -117,6 +117,64 @@ public class InFlightValueLimitIT {
   }
 
   /**
+   * A putAll sends one partition's entries in one client frame, and the owner stores them and
+   * backs them up in one operation: three 20 MB values of one partition, each within the rule
+   * (5 x 20 MB = 100 MB of the 128 MB a 256 MB member allows), take 300 MB in flight together.
+   * The owner refuses the partition's batch whole, naming the map, the values' summed size and
+   * the setting; both members live, none of the keys is stored.
+   */
+  @Test
+  public void putAllOfValuesThatFitAloneButNotTogether_isRefusedByTheOwner() throws Exception {
+    try (HazelcastCluster cluster =
+        twoMembers("in-flight-batch", Flavor.CUSTOM, PROPERTIES).start()) {
+      HazelcastInstance client = cluster.client();
+      IMap<Integer, byte[]> map = client.getMap(MAP);
+      map.set(-1, new byte[100]);
+      int twenty = 20 << 20;
+      int partition = client.getPartitionService().getPartition(0).getPartitionId();
+      Map<Integer, byte[]> batch = new HashMap<>();
+      for (int k = 0; batch.size() < 3; k++) {
+        if (client.getPartitionService().getPartition(k).getPartitionId() == partition) {
+          batch.put(k, new byte[twenty]);
+        }
+      }
+      CompletableFuture<Void> done = CompletableFuture.runAsync(() -> map.putAll(batch));
+      try {
+        done.get(120, TimeUnit.SECONDS);
+        fail("a putAll of 3 x " + twenty + " bytes into one partition was not refused");
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        for (MemberProcess m : cluster.members()) {
+          assertFalse(m.name() + " saw an OutOfMemoryError (" + cause + ")",
+              m.sawOutOfMemoryError());
+          m.assertAlive();
+        }
+        String message = String.valueOf(cause.getMessage());
+        System.out.println("[in-flight-batch] putAll: " + message);
+        assertTrue(String.valueOf(cause), cause instanceof IllegalArgumentException);
+        assertTrue(message, message.startsWith("Map '" + MAP + "': the 3 values of this write"));
+        java.util.regex.Matcher summed =
+            java.util.regex.Pattern.compile("(\\d+) serialized bytes together").matcher(message);
+        assertTrue(message, summed.find() && Long.parseLong(summed.group(1)) >= 3L * twenty
+            && Long.parseLong(summed.group(1)) < 3L * twenty + 192);
+        assertTrue(message, message.contains(SETTING) && message.contains("Nothing of the write"));
+      }
+      for (Integer key : batch.keySet()) {
+        assertNull("key " + key, map.get(key));
+      }
+      assertEquals(1, map.size());
+      // each of them alone is within the rule
+      Integer first = batch.keySet().iterator().next();
+      map.set(first, batch.get(first));
+      assertEquals(twenty, map.get(first).length);
+      cluster.assertAllAlive();
+      for (MemberProcess m : cluster.members()) {
+        assertFalse(m.name() + " saw an OutOfMemoryError", m.sawOutOfMemoryError());
+      }
+    }
+  }
+
+  /**
    * A bad value of the setting stops the member at start, naming it.
    */
   @Test
