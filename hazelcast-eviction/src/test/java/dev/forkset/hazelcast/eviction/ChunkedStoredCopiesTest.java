@@ -16,11 +16,19 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.MapStore;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.SimpleEntryView;
 import com.hazelcast.map.impl.mapstore.writebehind.WriteBehindStore;
 import com.hazelcast.map.impl.mapstore.writebehind.entry.DelayedEntry;
+import com.hazelcast.map.impl.operation.MapOperation;
+import com.hazelcast.map.impl.operation.MapOperationProvider;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.impl.NodeEngine;
+import com.hazelcast.spi.impl.merge.MergingValueFactory;
+import com.hazelcast.spi.merge.PassThroughMergePolicy;
+import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import com.hazelcast.spi.merge.SplitBrainMergeTypes.MapMergeTypes;
 import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
 import dev.forkset.hazelcast.chunked.ChunkedData;
@@ -123,6 +131,10 @@ public class ChunkedStoredCopiesTest extends HazelcastTestSupport {
         .setBackupCount(1));
     config.addMapConfig(new MapConfig("wb").setInMemoryFormat(InMemoryFormat.BINARY)
         .setBackupCount(1).setMapStoreConfig(new MapStoreConfig().setEnabled(true)
+            .setWriteDelaySeconds(3600).setImplementation(new MemoryStore())));
+    // The same without offloading: putAll and merges write the MapStore from the record store.
+    config.addMapConfig(new MapConfig("wbsync").setInMemoryFormat(InMemoryFormat.BINARY)
+        .setBackupCount(1).setMapStoreConfig(new MapStoreConfig().setEnabled(true).setOffload(false)
             .setWriteDelaySeconds(3600).setImplementation(new MemoryStore())));
     config.addMapConfig(new MapConfig("wt").setInMemoryFormat(InMemoryFormat.BINARY)
         .setBackupCount(1).setMapStoreConfig(new MapStoreConfig().setEnabled(true)
@@ -239,29 +251,89 @@ public class ChunkedStoredCopiesTest extends HazelcastTestSupport {
       expected.put(k, value(k, 70 + i));
     }
     assertReplicasEqualOwner("wb", expected, 2);
+    assertQueuesHoldTheRecordsCopy("wb", expected.size());
+    wb.flush();
+    for (Map.Entry<String, String> e : expected.entrySet()) {
+      assertEquals(e.getKey(), e.getValue(), MemoryStore.DATA.get(e.getKey()));
+    }
+  }
+
+  /**
+   * putAll and merges write the MapStore before the record is made: in their own steps on an
+   * offloaded MapStore (the default: PutAllOpSteps, MergeOpSteps), in the record store's merge
+   * otherwise. Their write-behind queues must hold the record's copy too, not the value as it
+   * arrived, which would stay beside the chunks until the flush.
+   */
+  @Test
+  public void writeBehindQueues_ofPutAllAndMerges_holdTheRecordsCopy() {
+    for (String name : new String[] {"wb", "wbsync"}) {
+      putAllAndMerge(name);
+    }
+  }
+
+  private void putAllAndMerge(String name) {
+    IMap<String, String> map = members.get(0).getMap(name);
+    Map<String, String> expected = new HashMap<>();
+    Map<String, String> batch = new HashMap<>();
+    for (int i = 0; i < 30; i++) {
+      batch.put("all" + i, value("all" + i, 40 + i));
+    }
+    map.putAll(batch);
+    expected.putAll(batch);
+    assertReplicasEqualOwner(name, expected, 2);
+    assertQueuesHoldTheRecordsCopy(name, expected.size());
+    // Merges as split-brain healing and WAN apply them (PassThroughMergePolicy): of new keys and
+    // of keys putAll stored.
+    NodeEngine ne = ne(members.get(0));
+    SplitBrainMergePolicy<Object, MapMergeTypes<Object, Object>, Object> policy =
+        ne.getSplitBrainMergePolicyProvider().getMergePolicy(PassThroughMergePolicy.class.getName());
+    MapOperationProvider operations =
+        TestMembers.mapServiceContext(members.get(0)).getMapOperationProvider(name);
+    for (int i = 0; i < 30; i++) {
+      String k = i % 2 == 0 ? "merged" + i : "all" + i;
+      String v = value(k, 50 + i);
+      Data key = ne.toData(k);
+      MapMergeTypes<Object, Object> entry = MergingValueFactory.createMergingEntry(
+          ne.getSerializationService(), new SimpleEntryView<>(key, ne.toData(v)));
+      MapOperation merge = operations.createMergeOperation(name, entry, policy, false);
+      ne.getOperationService().invokeOnPartition(MapService.SERVICE_NAME, merge,
+          ne.getPartitionService().getPartitionId(key)).join();
+      expected.put(k, v);
+    }
+    assertReplicasEqualOwner(name, expected, 2);
+    assertQueuesHoldTheRecordsCopy(name, expected.size());
+    map.flush();
+    for (Map.Entry<String, String> e : expected.entrySet()) {
+      assertEquals(e.getKey(), e.getValue(), MemoryStore.DATA.get(e.getKey()));
+    }
+  }
+
+  /** Owner and backup queues of {@code name} hold each of {@code keys} keys once, as the record's own copy. */
+  private void assertQueuesHoldTheRecordsCopy(String name, int keys) {
     int queued = 0;
     for (HazelcastInstance member : members) {
       for (int pid = 0; pid < partitions(member); pid++) {
-        RecordStore<?> store = TestMembers.store(member, "wb", pid);
+        RecordStore<?> store = TestMembers.store(member, name, pid);
         if (store == null) {
           continue;
         }
         WriteBehindStore queue = (WriteBehindStore) store.getMapDataStore();
         for (DelayedEntry<?, ?> entry : queue.getWriteBehindQueue().asList()) {
           Record<?> record = store.getRecord((Data) entry.getKey());
-          assertNotNull(record);
-          assertTrue(entry.getValue() instanceof ChunkedData);
+          String where = member.getName() + " " + ne(member).toObject(entry.getKey());
+          assertNotNull(where, record);
+          assertTrue(where + " queues " + entry.getValue(), entry.getValue() instanceof ChunkedData);
           // Coalesced: the latest write of the key, the record's own copy (no second array).
-          assertSame(record.getValue(), entry.getValue());
+          assertSame(where, record.getValue(), entry.getValue());
           queued++;
         }
       }
     }
-    assertEquals("owner and backup queue every key", 2 * expected.size(), queued);
-    wb.flush();
-    for (Map.Entry<String, String> e : expected.entrySet()) {
-      assertEquals(e.getKey(), e.getValue(), MemoryStore.DATA.get(e.getKey()));
-    }
+    assertEquals("owner and backup queue every key", 2 * keys, queued);
+  }
+
+  private static NodeEngine ne(HazelcastInstance member) {
+    return TestMembers.nodeEngine(member);
   }
 
   private static void assertReads(IMap<String, String> map, Map<String, String> expected) {
