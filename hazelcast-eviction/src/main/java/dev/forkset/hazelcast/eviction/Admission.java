@@ -161,7 +161,7 @@ final class Admission {
   /**
    * Refuses, before anything is stored, a write whose values the member heap cannot take in
    * flight: one value too large, or a batch too large together. A batch is one partition's
-   * entries of a putAll or merge, and it travels as one: a client sends them in one frame
+   * entries of a putAll or merge, and it travels as one: a client sends them in one message
    * ({@code ClientMapProxy#putAllInternal}: one request per partition), a member in one packet,
    * the owner stores them all, and one backup operation carries them all in one packet; so its
    * values count like one value of their summed size.
@@ -184,7 +184,7 @@ final class Admission {
     }
     long inFlight = inFlightBytes(together, backups);
     if (inFlight > inFlightAllowance) {
-      metrics.rejected.increment();
+      metrics.rejected.add(count);
       throw new IllegalArgumentException("Map '" + mapName + "': the " + count + " values of this"
           + " write (one partition's batch of a putAll or merge, which travels and is backed up as"
           + " one), " + together + " serialized bytes together, take about " + inFlight
@@ -193,8 +193,9 @@ final class Admission {
           + " packet, the stored copies, and one serialized packet of them per backup), more than "
           + inFlightPercent + "% of this member's max heap of " + maxHeap + " bytes ("
           + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + "=" + inFlightPercent + ")."
-          + " Nothing of the write was stored. Write fewer values at once, store smaller values,"
-          + " give the members more heap (-Xmx), or raise "
+          + " Nothing of the write was stored. Write fewer values at once (for a split-brain"
+          + " merge: a smaller batch-size in the map's merge policy), store smaller values, give"
+          + " the members more heap (-Xmx), or raise "
           + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".");
     }
   }

@@ -189,14 +189,15 @@ public class AdmissionTest {
           + " member's packet, the stored copies, and one serialized packet of them per backup),"
           + " more than 25% of this member's max heap of 268435456 bytes"
           + " (hazelcast.map.eviction.inflight.heap.percent=25). Nothing of the write was stored."
-          + " Write fewer values at once, store smaller values, give the members more heap"
-          + " (-Xmx), or raise hazelcast.map.eviction.inflight.heap.percent.", e.getMessage());
+          + " Write fewer values at once (for a split-brain merge: a smaller batch-size in the"
+          + " map's merge policy), store smaller values, give the members more heap (-Xmx), or"
+          + " raise hazelcast.map.eviction.inflight.heap.percent.", e.getMessage());
     }
     assertEquals(0, catchUps.get());
-    assertEquals(1, metrics.getRejectedEntries());
+    assertEquals("each entry of the refused batch", 3, metrics.getRejectedEntries());
     // two of them together fit: 5 x 10 MB = 50 MB
     inFlight(25).checkInFlight(values.subList(0, 2));
-    assertEquals(1, metrics.getRejectedEntries());
+    assertEquals(3, metrics.getRejectedEntries());
   }
 
   @Test

@@ -275,8 +275,10 @@ public class ChunkedStoredCopiesTest extends HazelcastTestSupport {
     IMap<String, String> map = members.get(0).getMap(name);
     Map<String, String> expected = new HashMap<>();
     Map<String, String> batch = new HashMap<>();
+    // keys named after the map: the store's DATA is shared, and the flush check below must see
+    // this map's writes, not the same keys written by the map before it
     for (int i = 0; i < 30; i++) {
-      batch.put("all" + i, value("all" + i, 40 + i));
+      batch.put(name + "-all" + i, value(name + "-all" + i, 40 + i));
     }
     map.putAll(batch);
     expected.putAll(batch);
@@ -290,7 +292,7 @@ public class ChunkedStoredCopiesTest extends HazelcastTestSupport {
     MapOperationProvider operations =
         TestMembers.mapServiceContext(members.get(0)).getMapOperationProvider(name);
     for (int i = 0; i < 30; i++) {
-      String k = i % 2 == 0 ? "merged" + i : "all" + i;
+      String k = name + (i % 2 == 0 ? "-merged" + i : "-all" + i);
       String v = value(k, 50 + i);
       Data key = ne.toData(k);
       MapMergeTypes<Object, Object> entry = MergingValueFactory.createMergingEntry(

@@ -211,7 +211,7 @@ public class InFlightValuesAreRefusedTest {
   }
 
   /**
-   * A putAll sends each partition's entries in one frame, stores them in one operation and
+   * A putAll sends each partition's entries in one message, stores them in one operation and
    * backs them up in one packet: values that each fit the limit but together do not are
    * refused, the partition's batch whole.
    */
