@@ -179,6 +179,29 @@ final class Admission {
         count++;
       }
     }
+    checkTogether(together, count, "one partition's batch of a putAll or merge, which travels"
+        + " and is backed up as one", "Write fewer values at once (for a split-brain merge: a"
+        + " smaller batch-size in the map's merge policy)");
+  }
+
+  /**
+   * The same for the values a multi-key entry processor computed for one partition's batch,
+   * each already checked alone: with an offloaded MapStore the steps hold them all from the
+   * processor's run until they are stored, so they count together like a putAll batch (by the
+   * same rule, although a backup re-runs the processor instead of receiving the values: the rule
+   * stays one static bound for every write path).
+   */
+  void checkComputedInFlight(List<Data> values) {
+    long together = 0;
+    for (Data value : values) {
+      together += value.totalSize();
+    }
+    checkTogether(together, values.size(), "the values one partition's keys of a multi-key entry"
+        + " processor computed, which are held together until they are stored",
+        "Run the entry processor on fewer keys at once");
+  }
+
+  private void checkTogether(long together, int count, String what, String fewer) {
     if (count < 2 || inFlightAllowance == Long.MAX_VALUE) {
       return;
     }
@@ -186,17 +209,15 @@ final class Admission {
     if (inFlight > inFlightAllowance) {
       metrics.rejected.add(count);
       throw new IllegalArgumentException("Map '" + mapName + "': the " + count + " values of this"
-          + " write (one partition's batch of a putAll or merge, which travels and is backed up as"
-          + " one), " + together + " serialized bytes together, take about " + inFlight
-          + " bytes of heap in flight on a member, (" + fixedCopies(backups) + " + 2 x " + backups
-          + " backups) x their size (the array they arrive in and its copy out of a member's"
-          + " packet, the stored copies, and one serialized packet of them per backup), more than "
-          + inFlightPercent + "% of this member's max heap of " + maxHeap + " bytes ("
-          + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + "=" + inFlightPercent + ")."
-          + " Nothing of the write was stored. Write fewer values at once (for a split-brain"
-          + " merge: a smaller batch-size in the map's merge policy), store smaller values, give"
-          + " the members more heap (-Xmx), or raise "
-          + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".");
+          + " write (" + what + "), " + together + " serialized bytes together, take about "
+          + inFlight + " bytes of heap in flight on a member, (" + fixedCopies(backups) + " + 2 x "
+          + backups + " backups) x their size (the array they arrive in and its copy out of a"
+          + " member's packet, the stored copies, and one serialized packet of them per backup),"
+          + " more than " + inFlightPercent + "% of this member's max heap of " + maxHeap
+          + " bytes (" + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + "=" + inFlightPercent
+          + "). Nothing of the write was stored. " + fewer + ", store smaller values, give the"
+          + " members more heap (-Xmx), or raise " + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name
+          + ".");
     }
   }
 

@@ -111,12 +111,15 @@ public final class GcAwareEvictionConfig {
           + " one S more with two or more backups: it arrives as one array (and is copied out of"
           + " a member's packet), is copied into the stored record, and goes to each backup as"
           + " one serialized packet, copied out on the backup. The values of one partition's"
-          + " putAll or merge batch count together, as they travel together. Only maps with an"
+          + " putAll or merge batch count together, as they travel together, and so do those a"
+          + " multi-key entry processor computes for one partition with an offloaded MapStore"
+          + " (held together until stored; custom jars of revision 7 or later). Only maps with an"
           + " eviction config"
           + " (any policy) are protected: the custom jar asks the module about no other map, so"
           + " give every map that may receive large values one. Never refused: a value a"
           + " MapLoader loads, a multi-key entry processor's values without an offloaded"
-          + " MapStore, backups and migration. off: no such refusal (a value the heap cannot take"
+          + " MapStore, an entry processor's value on an OBJECT map (never serialized on its way"
+          + " in), backups and migration. off: no such refusal (a value the heap cannot take"
           + " ends in OutOfMemoryError, as stock).");
 
   public final String gcModel;

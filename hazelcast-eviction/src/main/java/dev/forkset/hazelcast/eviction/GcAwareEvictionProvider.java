@@ -213,4 +213,16 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       ((SizeProportionalEvictor) evictor).beforeComputedWrite(recordStore, key, value);
     }
   }
+
+  /**
+   * The values a multi-key entry processor computed for one partition's batch, together, before
+   * any is stored (5.7.0 revision 7 on; offloaded MapStore steps only). No {@code @Override}: an
+   * older hook has no such method, and this jar runs on it.
+   */
+  public void beforeComputedWrites(RecordStore recordStore, Evictor evictor, List<Data> keys,
+      List<Object> values) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      ((SizeProportionalEvictor) evictor).beforeComputedWrites(values);
+    }
+  }
 }

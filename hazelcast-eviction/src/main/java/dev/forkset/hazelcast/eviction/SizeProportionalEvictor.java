@@ -323,6 +323,22 @@ public final class SizeProportionalEvictor implements Evictor {
   }
 
   /**
+   * The in-flight check of the values a multi-key entry processor computed for one partition's
+   * batch, together: the steps hold them all until they are stored. Each was checked alone as it
+   * was computed ({@link #beforeComputedWrite}); a value the map keeps as an object (not
+   * serialized on its way in) is not counted, as there.
+   */
+  void beforeComputedWrites(List<Object> values) {
+    List<Data> serialized = new ArrayList<>(values.size());
+    for (Object value : values) {
+      if (value instanceof Data) {
+        serialized.add((Data) value);
+      }
+    }
+    admission.checkComputedInFlight(serialized);
+  }
+
+  /**
    * Refuses a transactional write whose entry alone exceeds the map's per-member limit, on the
    * member that runs the transaction, before the transaction locks the key or logs the write.
    * The commit is never refused (it replays every logged write, and refusing one would leave the

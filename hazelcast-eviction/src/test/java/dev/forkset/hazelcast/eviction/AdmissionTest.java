@@ -200,6 +200,34 @@ public class AdmissionTest {
     assertEquals(3, metrics.getRejectedEntries());
   }
 
+  /**
+   * A multi-key entry processor's values of one partition (offloaded MapStore steps) are held
+   * together until stored: values that each fit but together do not are refused whole, by the
+   * same rule as a putAll batch, with a message that names the entry processor.
+   */
+  @Test
+  public void inFlight_computedBatchWhoseValuesTogetherExceedTheShare_isRefusedWhole() {
+    List<Data> values = Arrays.asList(data(new byte[5 << 20]), data(new byte[5 << 20]),
+        data(new byte[5 << 20]));
+    long together = 3L * values.get(0).totalSize();
+    try {
+      inFlight(25).checkComputedInFlight(values);
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      assertTrue(e.getMessage(), e.getMessage().startsWith("Map 'big': the 3 values of this write"
+          + " (the values one partition's keys of a multi-key entry processor computed, which are"
+          + " held together until they are stored), " + together + " serialized bytes together,"
+          + " take about " + 5 * together + " bytes of heap in flight on a member,"));
+      assertTrue(e.getMessage(), e.getMessage().endsWith("Nothing of the write was stored. Run the"
+          + " entry processor on fewer keys at once, store smaller values, give the members more"
+          + " heap (-Xmx), or raise hazelcast.map.eviction.inflight.heap.percent."));
+    }
+    assertEquals("each value of the refused batch", 3, metrics.getRejectedEntries());
+    inFlight(25).checkComputedInFlight(values.subList(0, 2));
+    inFlight(25).checkComputedInFlight(Collections.singletonList(data(new byte[12 << 20])));
+    assertEquals(3, metrics.getRejectedEntries());
+  }
+
   @Test
   public void inFlight_valueOverTheMapsLimit_keepsTheOversizedRefusal() {
     try {

@@ -73,6 +73,9 @@ public class InFlightValuesAreRefusedTest {
     TestMembers.map(config, "loaded", MaxSizePolicy.USED_HEAP_SIZE, 1024, EvictionPolicy.LRU, 1)
         .setMapStoreConfig(new MapStoreConfig().setEnabled(true)
             .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore()));
+    // an OBJECT map under a count policy: it keeps values as objects
+    TestMembers.map(config, "object", MaxSizePolicy.PER_NODE, 100_000, EvictionPolicy.LRU, 1)
+        .setInMemoryFormat(InMemoryFormat.OBJECT);
     // a BINARY map without eviction: the module's hook is never asked about its writes
     config.addMapConfig(new MapConfig("plain").setInMemoryFormat(InMemoryFormat.BINARY)
         .setBackupCount(1));
@@ -459,5 +462,113 @@ public class InFlightValuesAreRefusedTest {
       assertEquals(k, 100, map.get(k).length);
     }
     assertReplicasHold("stored", 3);
+  }
+  /**
+   * With an offloaded MapStore the computed values of a partition's batch are all held, as the
+   * steps' state, from PROCESS until STORE_OR_DELETE and ON_STORE_OR_DELETE store them (the
+   * MapStore step runs off the partition thread in between): they are in flight together, like a
+   * putAll batch, and count together. Values that each fit the limit but together do not refuse
+   * the partition's batch whole: no key changes, the MapStore sees none of it, no key is left
+   * locked, owner and backup agree. Each of them alone still passes.
+   */
+  @Test
+  public void entryProcessorOnManyKeys_withOffloadedMapStore_valuesThatFitAloneButNotTogether_refusesThePartitionBatchWhole() {
+    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
+    IMap<String, byte[]> map = member.getMap("stored");
+    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; keys.size() < 3; k++) {
+      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
+        keys.add("k" + k);
+      }
+    }
+    for (String k : keys) {
+      map.put(k, new byte[1024]);
+    }
+    assertRefused("stored", "executeOnKeys of 3 values of " + tooLarge / 2 + " bytes",
+        () -> map.executeOnKeys(new HashSet<>(keys),
+            new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
+    assertRefused("stored", "executeOnEntries of 3 values of " + tooLarge / 2 + " bytes",
+        () -> map.executeOnEntries(
+            new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
+    for (String k : keys) {
+      assertEquals(k + " unchanged", 1024, map.get(k).length);
+      assertFalse(k + " unlocked", map.isLocked(k));
+      assertEquals(k + ": the MapStore saw only its put", Integer.valueOf(1),
+          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(k));
+    }
+    assertReplicasHold("stored", 3);
+    // each of them alone passes
+    for (String k : keys) {
+      map.executeOnKeys(new HashSet<>(Arrays.asList(k)),
+          new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2));
+      assertEquals(k, tooLarge / 2, map.get(k).length);
+    }
+    assertReplicasHold("stored", 3);
+  }
+  /** A value that counts its serializations. */
+  static final class CountedValue implements com.hazelcast.nio.serialization.DataSerializable {
+    static final java.util.concurrent.atomic.AtomicInteger WRITTEN =
+        new java.util.concurrent.atomic.AtomicInteger();
+    byte[] bytes;
+
+    CountedValue() {
+    }
+
+    CountedValue(int size) {
+      bytes = new byte[size];
+    }
+
+    @Override
+    public void writeData(com.hazelcast.nio.ObjectDataOutput out) throws java.io.IOException {
+      WRITTEN.incrementAndGet();
+      out.writeByteArray(bytes);
+    }
+
+    @Override
+    public void readData(com.hazelcast.nio.ObjectDataInput in) throws java.io.IOException {
+      bytes = in.readByteArray();
+    }
+  }
+
+  /** Sets a {@link CountedValue} of {@code size} bytes. */
+  static final class SetCounted implements com.hazelcast.map.EntryProcessor<Integer, Object, Object> {
+    private final int size;
+
+    SetCounted(int size) {
+      this.size = size;
+    }
+
+    @Override
+    public Object process(Map.Entry<Integer, Object> entry) {
+      entry.setValue(new CountedValue(size));
+      return null;
+    }
+  }
+
+  /**
+   * An OBJECT-format map keeps a single-key entry processor's result as the object it computed,
+   * and the backup operation carries the processor, not the value (5.7.0
+   * {@code EntryOperation#getBackupOperation}: {@code EntryBackupOperation} with
+   * {@code getBackupProcessor()}), which computes the backup's own copy: the value is never
+   * serialized on its way in, so it has no array in flight for the rule to bound, and serializing
+   * it only to learn its size would allocate the very arrays the rule guards against. Its
+   * computed value is not checked, and stored on owner and backup alike; a value sent to the map
+   * (a put) arrives serialized and is checked as on a BINARY map.
+   */
+  @Test
+  public void objectFormatMap_entryProcessorValue_isNeverSerializedOnItsWayIn_andNotChecked() {
+    IMap<Integer, Object> map = member.getMap("object");
+    map.put(1, new CountedValue(16));
+    CountedValue.WRITTEN.set(0);
+    map.executeOnKey(1, new SetCounted(tooLarge));
+    map.executeOnKey(2, new SetCounted(tooLarge));
+    assertEquals("serializations of the computed values on owner and backup", 0,
+        CountedValue.WRITTEN.get());
+    assertReplicasHold("object", 2);
+    assertEquals(tooLarge, ((CountedValue) map.get(2)).bytes.length);
+    assertRefused("object", "put", () -> map.put(3, new CountedValue(tooLarge)));
+    assertFalse(map.containsKey(3));
+    assertReplicasHold("object", 2);
   }
 }
