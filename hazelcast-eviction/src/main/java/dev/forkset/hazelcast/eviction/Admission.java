@@ -3,6 +3,7 @@ package dev.forkset.hazelcast.eviction;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -239,6 +240,42 @@ final class Admission {
           + "). Nothing of the write was stored. Store smaller values, give the members more"
           + " heap (-Xmx), or raise " + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".");
     }
+  }
+
+  /**
+   * How a member's own putAll splits the partitions' batches it sends another member (patch
+   * 0008, {@code MapProxySupport#invokePutAllOperation}). Stock sends them in one operation, which
+   * the other member reads as one packet, and copies each value out of, before any partition's
+   * owner can judge a batch ({@link #checkInFlight(List)}); so those batches together count like
+   * one batch of their summed size. Consecutive batches go together while their sum is within the
+   * rule; a batch over it alone goes alone (its owner then refuses it as it refuses any such
+   * batch). The runs are sent one after the other, so the other member holds one in flight at a
+   * time. The rule is this member's: its max heap and setting stand for the other member's, as
+   * every member with the same heap and setting judges a value alike.
+   *
+   * @param batchBytes the serialized size of each partition's values, in the order sent
+   * @return the exclusive ends of the runs, or {@code null} when all of them fit in one
+   */
+  int[] operationEnds(long[] batchBytes) {
+    if (inFlightAllowance == Long.MAX_VALUE || batchBytes.length < 2) {
+      return null;
+    }
+    int[] ends = new int[batchBytes.length];
+    int runs = 0;
+    long run = 0;
+    for (int i = 0; i < batchBytes.length; i++) {
+      if (i > 0 && inFlightBytes(run + batchBytes[i], backups) > inFlightAllowance) {
+        ends[runs++] = i;
+        run = 0;
+      }
+      run += batchBytes[i];
+    }
+    ends[runs++] = batchBytes.length;
+    if (runs == 1) {
+      return null;
+    }
+    metrics.putAllRuns.add(runs);
+    return Arrays.copyOf(ends, runs);
   }
 
   private void backPressure(Runnable catchUp) {

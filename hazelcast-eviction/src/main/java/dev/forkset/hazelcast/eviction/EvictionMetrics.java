@@ -24,6 +24,8 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   final LongAdder oversizedEvictions = new LongAdder();
   /** Maps whose heap limit is checked by summing their partitions now (stock's way). */
   final LongAdder summedMaps = new LongAdder();
+  /** Operations of this member's own putAlls sent to another member in runs, one per run. */
+  final LongAdder putAllRuns = new LongAdder();
   private final GcFootprintModel model;
   private final String settings;
   private final java.util.function.ToLongBiFunction<String, Boolean> mapView;
@@ -109,6 +111,12 @@ public final class EvictionMetrics implements GcAwareEvictionMXBean {
   @Override
   public long getSummedMaps() {
     return summedMaps.sum();
+  }
+
+  @Probe(name = "putAllRuns")
+  @Override
+  public long getPutAllRuns() {
+    return putAllRuns.sum();
   }
 
   /** Ordinal of {@link GcFootprintModel.Kind}: 0 g1, 1 zgc, 2 zgc-generational, 3 shenandoah, 4 parallel, 5 serial, 6 conservative. */

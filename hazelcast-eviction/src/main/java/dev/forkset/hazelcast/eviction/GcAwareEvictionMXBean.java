@@ -46,6 +46,12 @@ public interface GcAwareEvictionMXBean {
    */
   long getSummedMaps();
 
+  /**
+   * Operations this member's own putAlls (and setAlls) sent another member in runs, one per run,
+   * because the batches of all that member's partitions together exceeded the in-flight rule.
+   */
+  long getPutAllRuns();
+
   /** Sum of the cost estimates of the map's record stores (primary and backup) on this member. */
   long mapCost(String mapName);
 

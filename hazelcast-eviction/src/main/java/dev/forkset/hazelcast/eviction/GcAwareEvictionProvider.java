@@ -6,6 +6,7 @@ import com.hazelcast.internal.partition.IPartitionService;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.logging.ILogger;
 import com.hazelcast.map.impl.EntryCostEstimator;
+import com.hazelcast.map.impl.MapEntries;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.MapServiceContext;
 import com.hazelcast.map.impl.eviction.EvictionChecker;
@@ -204,6 +205,12 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       ((SizeProportionalEvictor) evictor).beforeTransactionalWrite(key, value, model,
           entryOverhead, chunking);
     }
+  }
+
+  @Override
+  public int[] putAllOperationEnds(Evictor evictor, MapEntries[] batches) {
+    return evictor instanceof SizeProportionalEvictor
+        ? ((SizeProportionalEvictor) evictor).putAllOperationEnds(batches) : null;
   }
 
   @Override

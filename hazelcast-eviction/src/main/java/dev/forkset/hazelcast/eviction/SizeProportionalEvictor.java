@@ -9,6 +9,7 @@ import com.hazelcast.internal.partition.IPartitionService;
 import com.hazelcast.internal.nearcache.NearCache;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.map.impl.EntryCostEstimator;
+import com.hazelcast.map.impl.MapEntries;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.eviction.EvictionChecker;
 import com.hazelcast.map.impl.eviction.Evictor;
@@ -302,6 +303,21 @@ public final class SizeProportionalEvictor implements Evictor {
         stores.refreshOwnedRatio();
       }
     });
+  }
+
+  /**
+   * How a member's own putAll of this map splits the partitions' batches it sends another
+   * member; see {@link Admission#operationEnds}.
+   */
+  int[] putAllOperationEnds(MapEntries[] batches) {
+    long[] bytes = new long[batches.length];
+    for (int i = 0; i < batches.length; i++) {
+      for (int j = 0; j < batches[i].size(); j++) {
+        Data value = batches[i].getValue(j);
+        bytes[i] += value == null ? 0 : value.totalSize();
+      }
+    }
+    return admission.operationEnds(bytes);
   }
 
   /** The size check of a value a single-key entry processor computed, before it is stored. */

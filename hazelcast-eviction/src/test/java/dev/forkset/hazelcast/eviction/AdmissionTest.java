@@ -1,6 +1,8 @@
 package dev.forkset.hazelcast.eviction;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -255,5 +257,40 @@ public class AdmissionTest {
     } catch (IllegalArgumentException e) {
       assertTrue(e.getMessage(), e.getMessage().contains(" (4 + 2 x 2 backups) x its size "));
     }
+  }
+  /**
+   * A member's own putAll to another member: partitions' batches go together while their sum is
+   * within the rule (256 MB at 25%, one backup: 5 x the sum up to 64 MB, so 12.8 MB), a batch
+   * over it goes alone; all within it, or one batch, stay one operation.
+   */
+  @Test
+  public void operationEnds_runsOfBatchesWithinTheRule_aBatchOverItAlone() {
+    long mb = 1 << 20;
+    Admission a = inFlight(25);
+    assertNull(a.operationEnds(new long[] {4 * mb, 4 * mb, 4 * mb}));
+    assertNull(a.operationEnds(new long[] {100 * mb}));
+    assertNull(a.operationEnds(new long[0]));
+    // 6 + 6 fit (60 MB), a third does not (90 MB); 20 alone; 1 + 1 then
+    assertArrayEquals(new int[] {2, 3, 4, 6},
+        a.operationEnds(new long[] {6 * mb, 6 * mb, 6 * mb, 20 * mb, mb, mb}));
+    // twenty 10 MB batches: one per run
+    long[] twenty = new long[20];
+    Arrays.fill(twenty, 10 * mb);
+    int[] ends = a.operationEnds(twenty);
+    assertEquals(20, ends.length);
+    for (int i = 0; i < 20; i++) {
+      assertEquals(i + 1, ends[i]);
+    }
+    // exactly at the rule still fits
+    long share = (256L << 20) / 4 / 5;
+    assertNull(a.operationEnds(new long[] {share / 2, share - share / 2}));
+    assertArrayEquals(new int[] {1, 2}, a.operationEnds(new long[] {share / 2, share - share / 2 + 1}));
+  }
+
+  @Test
+  public void operationEnds_withTheSettingOff_keepsOneOperation() {
+    long[] twenty = new long[20];
+    Arrays.fill(twenty, 100L << 20);
+    assertNull(inFlight(0).operationEnds(twenty));
   }
 }

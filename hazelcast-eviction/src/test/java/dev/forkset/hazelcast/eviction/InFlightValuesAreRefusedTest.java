@@ -107,6 +107,28 @@ public class InFlightValuesAreRefusedTest {
     assertEquals(map + ": backup entries", entries, backups);
   }
 
+  /**
+   * The same, waiting for the backups: a putAll's backups are not awaited by the operation that
+   * carries it to each member ({@code PartitionIteratingOperation}).
+   */
+  private void awaitReplicasHold(String map, int entries) throws InterruptedException {
+    TestMembers.await(map + ": " + entries + " owned and backup entries", 30, () -> {
+      try {
+        assertReplicasHold(map, entries);
+        return true;
+      } catch (AssertionError e) {
+        return false;
+      }
+    }, () -> {
+      try {
+        assertReplicasHold(map, entries);
+        return "held";
+      } catch (AssertionError e) {
+        return e.getMessage();
+      }
+    });
+  }
+
   @Test
   public void countPolicyMap_refusesAValueTheHeapCannotTakeInFlight() {
     IMap<Integer, byte[]> map = member.getMap("count");
@@ -241,6 +263,94 @@ public class InFlightValuesAreRefusedTest {
       map.set(e.getKey(), e.getValue());
     }
     assertReplicasHold("heap", 3);
+  }
+
+  /**
+   * Keys of {@code count} partitions that {@code owner} owns, one each, from {@code first} on,
+   * with values of {@code size} bytes.
+   */
+  private static Map<Integer, byte[]> batchesOwnedBy(HazelcastInstance owner, int first, int count,
+      int size) {
+    com.hazelcast.test.HazelcastTestSupport.warmUpPartitions(owner);
+    Map<Integer, byte[]> batch = new LinkedHashMap<>();
+    java.util.Set<Integer> partitions = new HashSet<>();
+    for (int k = first; batch.size() < count; k++) {
+      com.hazelcast.partition.Partition p = owner.getPartitionService().getPartition(k);
+      if (p.getOwner().localMember() && partitions.add(p.getPartitionId())) {
+        batch.put(k, new byte[size]);
+      }
+    }
+    return batch;
+  }
+
+  /**
+   * A member's own putAll sends another member the batches of all that member's partitions in
+   * one operation, read there as one packet before any owner judges a batch: eight values of a
+   * third of the allowance's value each, one per partition of the other member, go in runs
+   * within the rule instead, one after the other (metric {@code putAllRuns}), and every entry is
+   * stored, owner and backup agreeing. The same for setAll, putAllAsync and setAllAsync.
+   */
+  @Test
+  public void memberPutAll_ofBatchesThatFitAloneButNotTogether_goesInRunsAndStoresEverything()
+      throws Exception {
+    IMap<Integer, byte[]> map = member.getMap("heap");
+    EvictionMetrics metrics = TestMembers.metrics(member);
+    int size = tooLarge / 3;
+    int stored = 0;
+    for (String path : Arrays.asList("putAll", "setAll", "putAllAsync", "setAllAsync")) {
+      Map<Integer, byte[]> batch = batchesOwnedBy(other, stored * 1000, 8, size);
+      long runs = metrics.getPutAllRuns();
+      if (path.equals("putAll")) {
+        map.putAll(batch);
+      } else if (path.equals("setAll")) {
+        map.setAll(batch);
+      } else if (path.equals("putAllAsync")) {
+        map.putAllAsync(batch).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      } else {
+        map.setAllAsync(batch).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      }
+      stored += batch.size();
+      assertTrue(path + ": runs " + (metrics.getPutAllRuns() - runs),
+          metrics.getPutAllRuns() - runs >= 2);
+      for (Integer key : batch.keySet()) {
+        assertEquals(path + ": key " + key, size, other.<Integer, byte[]>getMap("heap").get(key).length);
+      }
+      awaitReplicasHold("heap", stored);
+    }
+    // a batch over the rule alone still goes alone, and its owner refuses it; the others are stored
+    Map<Integer, byte[]> batch = batchesOwnedBy(other, 100_000, 4, size);
+    Integer large = batch.keySet().iterator().next();
+    batch.put(large, new byte[tooLarge]);
+    try {
+      map.putAll(batch);
+      fail("accepted");
+    } catch (RuntimeException e) {
+      assertInFlightRefusal("heap", e);
+    }
+    assertFalse(map.containsKey(large));
+    awaitReplicasHold("heap", stored + 3);
+  }
+
+  /** The same with hazelcast.map.put.all.batch.size: each batch a member sends is split too. */
+  @Test
+  public void memberPutAll_withPutAllBatchSize_splitsEachBatchItSends() {
+    TestHazelcastInstanceFactory batching = new TestHazelcastInstanceFactory(2);
+    try {
+      Config config = config().setProperty("hazelcast.map.put.all.batch.size", "4");
+      HazelcastInstance a = batching.newHazelcastInstance(config);
+      HazelcastInstance b = batching.newHazelcastInstance(config);
+      com.hazelcast.test.HazelcastTestSupport.warmUpPartitions(a, b);
+      EvictionMetrics metrics = TestMembers.metrics(a);
+      Map<Integer, byte[]> batch = batchesOwnedBy(b, 0, 12, tooLarge / 3);
+      a.<Integer, byte[]>getMap("heap").putAll(batch);
+      assertTrue("runs " + metrics.getPutAllRuns(), metrics.getPutAllRuns() >= 6);
+      for (Integer key : batch.keySet()) {
+        assertEquals("key " + key, tooLarge / 3, b.<Integer, byte[]>getMap("heap").get(key).length);
+      }
+      assertEquals(12, a.getMap("heap").size());
+    } finally {
+      batching.terminateAll();
+    }
   }
 
   /** Runs {@code write}, which must be refused by the in-flight rule of map {@code map}. */

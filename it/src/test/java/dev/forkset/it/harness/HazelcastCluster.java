@@ -259,22 +259,43 @@ public final class HazelcastCluster implements AutoCloseable {
     if (liteMember == null) {
       Config config = new Config();
       config.setClusterName(clusterName);
-      config.setLiteMember(true);
-      config.setProperty("hazelcast.phone.home.enabled", "false");
-      config.setProperty("hazelcast.shutdownhook.enabled", "false");
       config.getJetConfig().setEnabled(false);
-      config.getNetworkConfig().setPort(freePortRange(1)).setPortAutoIncrement(false);
-      config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-      JoinConfig join = config.getNetworkConfig().getJoin();
-      join.getAutoDetectionConfig().setEnabled(false);
-      join.getMulticastConfig().setEnabled(false);
-      join.getTcpIpConfig().setEnabled(true);
-      for (int p = basePort; p < basePort + spec.members + SPARE_PORTS; p++) {
-        join.getTcpIpConfig().addMember("127.0.0.1:" + p);
-      }
-      liteMember = Hazelcast.newHazelcastInstance(config);
+      liteMember = startLiteMember(config);
     }
     return liteMember;
+  }
+
+  /**
+   * A lite member like {@link #liteMember()}, but with the members' own configuration (the same
+   * YAML: their maps and properties; the eviction module is on the test's class path too) and
+   * {@code properties} on top: a member-side caller of the cluster's maps, such as a member's own
+   * putAll. Only one lite member per cluster.
+   */
+  public synchronized HazelcastInstance liteMemberWithMembersConfig(Map<String, String> properties)
+      throws IOException {
+    if (liteMember != null) {
+      throw new IllegalStateException("this cluster has a lite member already");
+    }
+    Config config = new com.hazelcast.config.InMemoryYamlConfig(yaml());
+    properties.forEach(config::setProperty);
+    liteMember = startLiteMember(config);
+    return liteMember;
+  }
+
+  private HazelcastInstance startLiteMember(Config config) throws IOException {
+    config.setLiteMember(true);
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    config.getNetworkConfig().setPort(freePortRange(1)).setPortAutoIncrement(false);
+    config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+    JoinConfig join = config.getNetworkConfig().getJoin();
+    join.getAutoDetectionConfig().setEnabled(false);
+    join.getMulticastConfig().setEnabled(false);
+    join.getTcpIpConfig().setEnabled(true).clear();
+    for (int p = basePort; p < basePort + spec.members + SPARE_PORTS; p++) {
+      join.getTcpIpConfig().addMember("127.0.0.1:" + p);
+    }
+    return Hazelcast.newHazelcastInstance(config);
   }
 
   /** A mark in every member's log, for {@link #exceptionsInLogs(Map)}. */

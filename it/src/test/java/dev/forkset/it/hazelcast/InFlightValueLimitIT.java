@@ -175,6 +175,80 @@ public class InFlightValueLimitIT {
   }
 
   /**
+   * A member's own putAll (patch 0008): twelve 10 MB values, one in each of twelve partitions of
+   * one member, each partition's batch well within the rule (5 x 10 MB of the 128 MB a 256 MB
+   * member allows). Stock sends that member the twelve batches in one operation, read as one
+   * 120 MB packet and copied out of it before any owner can judge a batch. With the module the
+   * caller sends them in runs within the rule, one after the other: the putAll completes, both
+   * members live, every value is stored and backed up. The caller is a lite member in the test's
+   * JVM with the members' configuration; its rule stands for theirs (members are assumed to
+   * share heap and setting), so its setting is scaled from this JVM's max heap to the members'
+   * 128 MB.
+   */
+  @Test
+  public void memberPutAllOfBatchesThatFitAloneButNotInOnePacket_goesInRunsAndStoresEverything()
+      throws Exception {
+    try (HazelcastCluster cluster =
+        twoMembers("in-flight-member-putall", Flavor.CUSTOM, PROPERTIES).start()) {
+      long allowance = (256L << 20) / 2;
+      int percent = (int) Math.max(1, Math.min(100,
+          allowance * 100 / Runtime.getRuntime().maxMemory()));
+      HazelcastInstance caller = cluster.liteMemberWithMembersConfig(
+          java.util.Collections.singletonMap(SETTING, String.valueOf(percent)));
+      IMap<Integer, byte[]> map = caller.getMap(MAP);
+      map.set(-1, new byte[100]);
+      MemberProcess target = cluster.member(1);
+      int ten = 10 << 20;
+      byte[] value = new byte[ten];
+      Map<Integer, byte[]> batch = new LinkedHashMap<>();
+      java.util.Set<Integer> partitions = new java.util.HashSet<>();
+      for (int k = 0; batch.size() < 12; k++) {
+        com.hazelcast.partition.Partition p = caller.getPartitionService().getPartition(k);
+        com.hazelcast.cluster.Member owner = EvictionWaits.until("the owner of partition "
+            + p.getPartitionId(), p::getOwner, o -> o != null);
+        if (((InetSocketAddress) owner.getSocketAddress()).getPort() == target.port()
+            && partitions.add(p.getPartitionId())) {
+          batch.put(k, value);
+        }
+      }
+      CompletableFuture<Void> done = CompletableFuture.runAsync(() -> map.putAll(batch));
+      try {
+        done.get(180, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        throw new AssertionError("the putAll of 12 x 10 MB failed; members alive: "
+            + cluster.members().stream().map(m -> m.name() + " " + m.isAlive() + (
+                m.sawOutOfMemoryError() ? " (OutOfMemoryError)" : ""))
+            .collect(java.util.stream.Collectors.toList()), e);
+      }
+      javax.management.MBeanServer server =
+          java.lang.management.ManagementFactory.getPlatformMBeanServer();
+      ObjectName bean = server.queryNames(
+          new ObjectName("dev.forkset.hazelcast:type=GcAwareEviction,*"), null).iterator().next();
+      long runs = (Long) server.getAttribute(bean, "PutAllRuns");
+      System.out.println("[in-flight-member-putall] 12 x 10 MB into 12 partitions of one member"
+          + " sent in " + runs + " operations (caller's setting " + percent + "%)");
+      cluster.assertAllAlive();
+      for (MemberProcess m : cluster.members()) {
+        assertFalse(m.name() + " saw an OutOfMemoryError", m.sawOutOfMemoryError());
+      }
+      assertTrue("operations: " + runs, runs >= 6);
+      for (Integer key : batch.keySet()) {
+        assertEquals("key " + key, ten, map.get(key).length);
+      }
+      EvictionWaits.until("owned and backup entries on the two members", () -> {
+        long owned = 0;
+        long backups = 0;
+        for (MemberProcess m : cluster.members()) {
+          MemberMapStats s = MemberMapStats.of(m, MAP);
+          owned += s.ownedEntries;
+          backups += s.backupEntries;
+        }
+        return owned + " owned, " + backups + " backups";
+      }, s -> s.equals("13 owned, 13 backups"));
+    }
+  }
+
+  /**
    * A bad value of the setting stops the member at start, naming it.
    */
   @Test
