@@ -100,7 +100,7 @@ final class Admission {
       List<Data> keys, List<Data> values, Runnable catchUp) {
     if (values != null && costs != null) {
       for (int i = 0; i < values.size(); i++) {
-        checkSize(costs, keys.get(i), values.get(i));
+        checkSize(costs, keys.get(i), values.get(i), values.size());
       }
     }
     // every value of the batch before any back-pressure: a refusal is final, a deferral retried
@@ -122,12 +122,20 @@ final class Admission {
 
   /** Refuses an entry whose cost alone exceeds the limit. */
   void checkSize(GcAwareEntryCostEstimator costs, Data key, Data value) {
+    checkSize(costs, key, value, 1);
+  }
+
+  /**
+   * The same for an entry of a write of {@code entries} entries: each of them counts as rejected
+   * ({@code rejectedEntries}), since none of them is stored.
+   */
+  private void checkSize(GcAwareEntryCostEstimator costs, Data key, Data value, int entries) {
     if (!rejectOversized || value == null) {
       return;
     }
     long cost = costs.entryCost(key, value);
     if (cost > limit) {
-      metrics.rejected.increment();
+      metrics.rejected.add(entries);
       throw new IllegalArgumentException("Map '" + mapName + "': an entry of this write needs "
           + cost + " bytes of heap on this member (" + value.totalSize() + " serialized bytes"
           + " under the " + costs.model().kind().value + " footprint model), more than the"
@@ -174,7 +182,7 @@ final class Admission {
     long together = 0;
     int count = 0;
     for (Data value : values) {
-      checkInFlight(value);
+      checkInFlight(value, values.size());
       if (value != null) {
         together += value.totalSize();
         count++;
@@ -224,13 +232,18 @@ final class Admission {
 
   /** The same for one value. */
   void checkInFlight(Data value) {
+    checkInFlight(value, 1);
+  }
+
+  /** The same for one value of a write of {@code entries} entries, which all count as rejected. */
+  private void checkInFlight(Data value, int entries) {
     if (value == null || inFlightAllowance == Long.MAX_VALUE) {
       return;
     }
     long size = value.totalSize();
     long inFlight = inFlightBytes(size, backups);
     if (inFlight > inFlightAllowance) {
-      metrics.rejected.increment();
+      metrics.rejected.add(entries);
       throw new IllegalArgumentException("Map '" + mapName + "': a value of " + size
           + " serialized bytes takes about " + inFlight + " bytes of heap in flight on a member,"
           + " (" + fixedCopies(backups) + " + 2 x " + backups + " backups) x its size (the array"
@@ -276,6 +289,27 @@ final class Admission {
     }
     metrics.putAllRuns.add(runs);
     return Arrays.copyOf(ends, runs);
+  }
+
+  /**
+   * The WARNING a member logs when it drops one partition's batch of a split-brain merge that
+   * {@code refusal} refused (oversized or in flight): the refusal names the setting, and the
+   * merge goes on with its other batches (see {@link SizeProportionalEvictor#beforeMerge}).
+   */
+  String mergeBatchDropped(int partitionId, List<Data> values, IllegalArgumentException refusal) {
+    long together = 0;
+    long largest = 0;
+    for (Data value : values) {
+      if (value != null) {
+        together += value.totalSize();
+        largest = Math.max(largest, value.totalSize());
+      }
+    }
+    return "Map '" + mapName + "': a split-brain merge batch of " + values.size() + " entries"
+        + " into partition " + partitionId + " (" + together + " serialized bytes together, the"
+        + " largest value " + largest + ") was refused and none of it is merged; the merge goes"
+        + " on with its other batches, and these keys keep what this cluster holds for them"
+        + " (rejectedEntries counts the " + values.size() + "). " + refusal.getMessage();
   }
 
   private void backPressure(Runnable catchUp) {

@@ -81,7 +81,8 @@ public final class GcAwareEvictionConfig {
       "true", "true, false",
       "Refuse a write whose entry alone exceeds the map's per-member USED_HEAP_SIZE /"
           + " USED_HEAP_PERCENTAGE limit, with IllegalArgumentException to the caller, before"
-          + " anything of it is stored.");
+          + " anything of it is stored (a split-brain merge batch is dropped whole with a WARNING"
+          + " instead, and the merge goes on with its other batches).");
   public static final Setting BACKUPS_FOLLOW_OWNER = add(
       "hazelcast.map.eviction.backups.follow.owner", "false", "true, false",
       "true: under USED_HEAP_SIZE / USED_HEAP_PERCENTAGE a member evicts from the partitions it"
@@ -107,7 +108,9 @@ public final class GcAwareEvictionConfig {
       "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",
       "Refuse an owner write of a value that would take more than this share of the member's"
           + " max heap in flight, with IllegalArgumentException to the caller before anything of"
-          + " it is stored. A value of S serialized bytes is counted as (3 + 2 x backups) x S,"
+          + " it is stored (a split-brain merge batch is dropped whole with a WARNING instead, and"
+          + " the merge goes on with its other batches). A value of S serialized bytes is"
+          + " counted as (3 + 2 x backups) x S,"
           + " one S more with two or more backups: it arrives as one array (and is copied out of"
           + " a member's packet), is copied into the stored record, and goes to each backup as"
           + " one serialized packet, copied out on the backup. The values of one partition's"

@@ -200,6 +200,15 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   }
 
   @Override
+  public boolean beforeMerge(RecordStore recordStore, Evictor evictor, List<Data> keys,
+      List<Data> values) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      return ((SizeProportionalEvictor) evictor).beforeMerge(recordStore, keys, values);
+    }
+    return true;
+  }
+
+  @Override
   public void beforeTransactionalWrite(Evictor evictor, Data key, Data value) {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeTransactionalWrite(key, value, model,

@@ -320,6 +320,28 @@ public final class SizeProportionalEvictor implements Evictor {
     return admission.operationEnds(bytes);
   }
 
+  /**
+   * One partition's batch of a split-brain merge: admitted as {@link #beforeWrite} admits any
+   * write, except that a final refusal (an entry over the map's limit, values the heap cannot
+   * take in flight) drops the batch with a WARNING instead of failing the merge operation. A
+   * failed merge invocation makes the merging member's {@code AbstractMergeRunnable} stop, and
+   * every batch, store and map it had not sent yet would go unmerged; a dropped batch loses only
+   * itself (the patch runs it as an empty batch: nothing merged, nothing backed up, so owner and
+   * backups agree). Back-pressure still throws its retryable exception: that batch is retried.
+   *
+   * @return whether to merge the batch
+   */
+  boolean beforeMerge(RecordStore<?> store, List<Data> keys, List<Data> values) {
+    try {
+      beforeWrite(store, keys, values);
+      return true;
+    } catch (IllegalArgumentException refused) {
+      nodeEngine.getLogger(SizeProportionalEvictor.class)
+          .warning(admission.mergeBatchDropped(store.getPartitionId(), values, refused));
+      return false;
+    }
+  }
+
   /** The size check of a value a single-key entry processor computed, before it is stored. */
   void beforeComputedWrite(RecordStore<?> store, Data key, Object value) {
     if (value == null) {

@@ -59,7 +59,7 @@ public class AdmissionTest {
           + " limit of 10485760 bytes (USED_HEAP_SIZE 10). Nothing of the write was stored."));
     }
     assertEquals(0, catchUps.get());
-    assertEquals(1, metrics.getRejectedEntries());
+    assertEquals("each entry of the refused batch", 3, metrics.getRejectedEntries());
   }
 
   @Test
@@ -164,6 +164,31 @@ public class AdmissionTest {
       assertTrue(e.getMessage(), e.getMessage().contains("(3 + 2 x 0 backups)"));
     }
     assertEquals(0, catchUps.get());
+    assertEquals("each entry of the refused batch", 2, metrics.getRejectedEntries());
+  }
+
+  @Test
+  public void mergeBatchDropped_namesMapPartitionEntriesSizesAndTheRefusal() {
+    List<Data> values = Arrays.asList(data(new byte[5 << 20]), data(new byte[6 << 20]),
+        data(new byte[5 << 20]));
+    IllegalArgumentException refusal = null;
+    try {
+      inFlight(25).admit(costs, records::get, Arrays.asList(data(1), data(2), data(3)), values,
+          () -> catchUps.incrementAndGet());
+      fail("accepted");
+    } catch (IllegalArgumentException e) {
+      refusal = e;
+    }
+    long together = values.get(0).totalSize() + values.get(1).totalSize()
+        + values.get(2).totalSize();
+    assertEquals("Map 'big': a split-brain merge batch of 3 entries into partition 17 ("
+        + together + " serialized bytes together, the largest value " + values.get(1).totalSize()
+        + ") was refused and none of it is merged; the merge goes on with its other batches, and"
+        + " these keys keep what this cluster holds for them (rejectedEntries counts the 3). "
+        + refusal.getMessage(), inFlight(25).mergeBatchDropped(17, values, refusal));
+    assertTrue(refusal.getMessage(),
+        refusal.getMessage().contains("(hazelcast.map.eviction.inflight.heap.percent=25)"));
+    assertEquals(3, metrics.getRejectedEntries());
   }
 
   /**

@@ -31,7 +31,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Before;
@@ -161,39 +160,78 @@ public class InFlightValuesAreRefusedTest {
   }
 
   @Test
-  public void mergeBatch_withOneValueTooLarge_storesNoneOfIt() throws Exception {
+  public void mergeBatch_withOneValueTooLarge_isDroppedWhole_withoutFailingTheMerge()
+      throws Exception {
     IMap<Integer, byte[]> map = member.getMap("heap");
     map.put(-1, new byte[16]);
-    int pid = member.getPartitionService().getPartition(0).getPartitionId();
-    List<Integer> keys = new ArrayList<>();
-    for (int k = 0; keys.size() < 4; k++) {
-      if (member.getPartitionService().getPartition(k).getPartitionId() == pid) {
-        keys.add(k);
-      }
-    }
-    SerializationService ss = TestMembers.nodeEngine(member).getSerializationService();
-    List<MapMergeTypes<Object, Object>> entries = new ArrayList<>();
-    for (int i = 0; i < keys.size(); i++) {
-      Data key = ss.toData(keys.get(i));
-      Data value = ss.toData(new byte[i == 2 ? tooLarge : 1024]);
-      entries.add(new MapMergingEntryImpl<Object, Object>(ss).setKey(key).setValue(value)
-          .setCreationTime(1).setLastAccessTime(1).setLastUpdateTime(1));
-    }
-    HazelcastInstance owner = member.getPartitionService().getPartition(0).getOwner()
-        .localMember() ? member : other;
-    try {
-      TestMembers.nodeEngine(owner).getOperationService()
-          .invokeOnPartition(MapService.SERVICE_NAME,
-              new MergeOperation("heap", entries, new PassThroughMergePolicy<>(), false), pid)
-          .get();
-      fail("accepted");
-    } catch (ExecutionException e) {
-      assertInFlightRefusal("heap", e);
-    }
+    List<Integer> keys = keysOfPartitionOf0(4);
+    // dropped, not failed: a failed merge invocation would end the merging member's whole merge
+    Object merged = merge("heap", keys, 2);
+    assertEquals("the response of a dropped batch: nothing merged", Boolean.FALSE, merged);
+    assertEquals("each entry of the dropped batch", keys.size(),
+        TestMembers.metrics(member).getRejectedEntries()
+            + TestMembers.metrics(other).getRejectedEntries());
     for (Integer key : keys) {
       assertFalse("key " + key, map.containsKey(key));
     }
     assertReplicasHold("heap", 1);
+  }
+
+  /** The steps engine's path (MergeOpSteps) runs a dropped batch as an empty one too. */
+  @Test
+  public void mergeBatch_withOffloadedMapStore_isDroppedWhole_andTheNextBatchMerges()
+      throws Exception {
+    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
+    IMap<Integer, byte[]> map = member.getMap("stored");
+    map.put(-1, new byte[16]);
+    List<Integer> keys = keysOfPartitionOf0(4);
+    assertEquals(Boolean.FALSE, merge("stored", keys.subList(0, 2), 1));
+    for (Integer key : keys.subList(0, 2)) {
+      assertFalse("key " + key, map.containsKey(key));
+      assertNull("the MapStore saw key " + key,
+          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(key));
+    }
+    assertEquals(Boolean.TRUE, merge("stored", keys.subList(2, 4), -1));
+    for (Integer key : keys.subList(2, 4)) {
+      assertEquals(1024, map.get(key).length);
+      assertEquals(Integer.valueOf(1),
+          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(key));
+    }
+    assertReplicasHold("stored", 3);
+  }
+
+  /** {@code n} keys of the partition of key 0. */
+  private List<Integer> keysOfPartitionOf0(int n) {
+    int pid = member.getPartitionService().getPartition(0).getPartitionId();
+    List<Integer> keys = new ArrayList<>();
+    for (int k = 0; keys.size() < n; k++) {
+      if (member.getPartitionService().getPartition(k).getPartitionId() == pid) {
+        keys.add(k);
+      }
+    }
+    return keys;
+  }
+
+  /**
+   * Invokes one MergeOperation (PassThroughMergePolicy) of {@code keys} on their partition's
+   * owner, values of 1 KB but the one at {@code tooLargeAt}; its response.
+   */
+  private Object merge(String mapName, List<Integer> keys, int tooLargeAt) throws Exception {
+    SerializationService ss = TestMembers.nodeEngine(member).getSerializationService();
+    List<MapMergeTypes<Object, Object>> entries = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Data key = ss.toData(keys.get(i));
+      Data value = ss.toData(new byte[i == tooLargeAt ? tooLarge : 1024]);
+      entries.add(new MapMergingEntryImpl<Object, Object>(ss).setKey(key).setValue(value)
+          .setCreationTime(1).setLastAccessTime(1).setLastUpdateTime(1));
+    }
+    int pid = member.getPartitionService().getPartition(keys.get(0)).getPartitionId();
+    HazelcastInstance owner = member.getPartitionService().getPartition(keys.get(0)).getOwner()
+        .localMember() ? member : other;
+    return TestMembers.nodeEngine(owner).getOperationService()
+        .invokeOnPartition(MapService.SERVICE_NAME,
+            new MergeOperation(mapName, entries, new PassThroughMergePolicy<>(), false), pid)
+        .get();
   }
 
   @Test
