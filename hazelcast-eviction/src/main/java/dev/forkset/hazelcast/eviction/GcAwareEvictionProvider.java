@@ -232,7 +232,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
 
   /**
    * The values a multi-key entry processor computed for one partition's batch, together, before
-   * any is stored (5.7.0 revision 7 on; offloaded MapStore steps only). No {@code @Override}: an
+   * any is stored (revision 7 on, both lines; offloaded MapStore steps only). No {@code @Override}: an
    * older hook has no such method, and this jar runs on it.
    */
   public void beforeComputedWrites(RecordStore recordStore, Evictor evictor, List<Data> keys,

@@ -654,6 +654,37 @@ public class InFlightValuesAreRefusedTest {
     }
     assertReplicasHold("stored", 3);
   }
+  /**
+   * A refused multi-key entry processor batch of k values counts 2k rejected entries, not k:
+   * the refusal is an exception in the partition's response, which upstream
+   * {@code InvokeOnPartitions} (executeOnKeys, executeOnEntries, and an embedded member's
+   * putAll) retries once with a single-partition invocation, so the processor runs and the
+   * batch is refused twice. Through revision 7 the docs said k (it was 6 here, not 3).
+   */
+  @Test
+  public void entryProcessorOnManyKeys_refusedBatch_isTriedTwice_andCountsEachValueTwice() {
+    IMap<String, byte[]> map = member.getMap("stored");
+    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; keys.size() < 3; k++) {
+      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
+        keys.add("k" + k);
+      }
+    }
+    for (String k : keys) {
+      map.put(k, new byte[1024]);
+    }
+    // the owner counts; sum both members
+    long before = TestMembers.metrics(member).getRejectedEntries()
+        + TestMembers.metrics(other).getRejectedEntries();
+    assertRefused("stored", "executeOnKeys of 3 values of " + tooLarge / 2 + " bytes",
+        () -> map.executeOnKeys(new HashSet<>(keys),
+            new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
+    assertEquals("rejected entries of the refused batch, refused twice", 6,
+        TestMembers.metrics(member).getRejectedEntries()
+            + TestMembers.metrics(other).getRejectedEntries() - before);
+  }
+
   /** A value that counts its serializations. */
   static final class CountedValue implements com.hazelcast.nio.serialization.DataSerializable {
     static final java.util.concurrent.atomic.AtomicInteger WRITTEN =
