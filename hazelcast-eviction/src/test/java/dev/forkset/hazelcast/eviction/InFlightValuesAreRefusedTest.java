@@ -212,6 +212,18 @@ public class InFlightValuesAreRefusedTest {
     return keys;
   }
 
+  /** {@code n} keys "k0", "k1", ... of the partition of "k0". */
+  private List<String> stringKeysOfPartitionOfK0(int n) {
+    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; keys.size() < n; k++) {
+      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
+        keys.add("k" + k);
+      }
+    }
+    return keys;
+  }
+
   /**
    * Invokes one MergeOperation (PassThroughMergePolicy) of {@code keys} on their partition's
    * owner, values of 1 KB but the one at {@code tooLargeAt}; its response.
@@ -581,13 +593,7 @@ public class InFlightValuesAreRefusedTest {
   public void entryProcessorOnManyKeys_withOffloadedMapStore_refusesThePartitionBatchWhole() {
     WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
     IMap<String, byte[]> map = member.getMap("stored");
-    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
-    List<String> keys = new ArrayList<>();
-    for (int k = 0; keys.size() < 3; k++) {
-      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
-        keys.add("k" + k);
-      }
-    }
+    List<String> keys = stringKeysOfPartitionOfK0(3);
     for (String k : keys) {
       map.put(k, new byte[1024]);
     }
@@ -623,13 +629,7 @@ public class InFlightValuesAreRefusedTest {
   public void entryProcessorOnManyKeys_withOffloadedMapStore_valuesThatFitAloneButNotTogether_refusesThePartitionBatchWhole() {
     WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
     IMap<String, byte[]> map = member.getMap("stored");
-    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
-    List<String> keys = new ArrayList<>();
-    for (int k = 0; keys.size() < 3; k++) {
-      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
-        keys.add("k" + k);
-      }
-    }
+    List<String> keys = stringKeysOfPartitionOfK0(3);
     for (String k : keys) {
       map.put(k, new byte[1024]);
     }
@@ -664,13 +664,7 @@ public class InFlightValuesAreRefusedTest {
   @Test
   public void entryProcessorOnManyKeys_refusedBatch_isTriedTwice_andCountsEachValueTwice() {
     IMap<String, byte[]> map = member.getMap("stored");
-    int pid = member.getPartitionService().getPartition("k0").getPartitionId();
-    List<String> keys = new ArrayList<>();
-    for (int k = 0; keys.size() < 3; k++) {
-      if (member.getPartitionService().getPartition("k" + k).getPartitionId() == pid) {
-        keys.add("k" + k);
-      }
-    }
+    List<String> keys = stringKeysOfPartitionOfK0(3);
     for (String k : keys) {
       map.put(k, new byte[1024]);
     }

@@ -102,16 +102,7 @@ public class InFlightValueLimitIT {
       }
       assertEquals(200, map.size());
       assertEquals(2000, map.get(150).length);
-      EvictionWaits.until("owned and backup entries on the two members", () -> {
-        long owned = 0;
-        long backups = 0;
-        for (MemberProcess m : cluster.members()) {
-          MemberMapStats s = MemberMapStats.of(m, MAP);
-          owned += s.ownedEntries;
-          backups += s.backupEntries;
-        }
-        return owned + " owned, " + backups + " backups";
-      }, s -> s.equals("200 owned, 200 backups"));
+      awaitOwnedAndBackups(cluster, 200, 200);
       cluster.assertAllAlive();
     }
   }
@@ -235,16 +226,7 @@ public class InFlightValueLimitIT {
       for (Integer key : batch.keySet()) {
         assertEquals("key " + key, ten, map.get(key).length);
       }
-      EvictionWaits.until("owned and backup entries on the two members", () -> {
-        long owned = 0;
-        long backups = 0;
-        for (MemberProcess m : cluster.members()) {
-          MemberMapStats s = MemberMapStats.of(m, MAP);
-          owned += s.ownedEntries;
-          backups += s.backupEntries;
-        }
-        return owned + " owned, " + backups + " backups";
-      }, s -> s.equals("13 owned, 13 backups"));
+      awaitOwnedAndBackups(cluster, 13, 13);
     }
   }
 
@@ -292,6 +274,21 @@ public class InFlightValueLimitIT {
       // sanity of the measurement: the backup receives at least the value's packet and copies it
       assertTrue(row.getKey() + ": backup " + row.getValue()[1], row.getValue()[1] >= 2L * size);
     }
+  }
+
+  /** Waits until the two members together own {@code owned} and back up {@code backups} entries. */
+  private static void awaitOwnedAndBackups(HazelcastCluster cluster, long owned, long backups)
+      throws Exception {
+    EvictionWaits.until("owned and backup entries on the two members", () -> {
+      long o = 0;
+      long b = 0;
+      for (MemberProcess m : cluster.members()) {
+        MemberMapStats s = MemberMapStats.of(m, MAP);
+        o += s.ownedEntries;
+        b += s.backupEntries;
+      }
+      return o + " owned, " + b + " backups";
+    }, s -> s.equals(owned + " owned, " + backups + " backups"));
   }
 
   private static double mb(long bytes) {
