@@ -1,6 +1,8 @@
 package dev.forkset.hazelcast.eviction;
 
 import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.logging.ILogger;
+import com.hazelcast.map.impl.MapEntries;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
 import java.util.Arrays;
@@ -38,9 +40,9 @@ import java.util.function.LongSupplier;
  *       running the owner or a backup out of memory on its way; the rule is static (max heap,
  *       not free heap), so every member with the same heap and setting judges a value alike,
  *       whatever its GC state. Checked after the oversized check, so a value larger than the
- *       map's limit keeps that message. Also for maps under count or free-heap policies (any
- *       map with the module's evictor); a map without eviction is not asked (the hook patches
- *       ask only maps with an evictor).</li>
+ *       map's limit keeps that message. Also for maps under count or free-heap policies, and for
+ *       maps without eviction ({@link MapsWithoutEviction}: the hooks ask about every map since
+ *       patch 0010).</li>
  * </ol>
  */
 final class Admission {
@@ -79,8 +81,7 @@ final class Admission {
     this.backups = backups;
     this.inFlightPercent = inFlightPercent;
     this.maxHeap = maxHeap;
-    this.inFlightAllowance = inFlightPercent == 0 ? Long.MAX_VALUE
-        : (long) (maxHeap * (inFlightPercent / 100.0));
+    this.inFlightAllowance = inFlightAllowance(inFlightPercent, maxHeap);
     this.limit = limit;
     this.limitSetting = limitSetting;
     this.rejectOversized = rejectOversized;
@@ -145,6 +146,21 @@ final class Admission {
   }
 
   /**
+   * The admission of a map without a limit: only the in-flight rule, with the map's
+   * {@code backups}; nothing is oversized and there is no back-pressure.
+   */
+  static Admission inFlightOnly(String mapName, EvictionMetrics metrics, int backups,
+      int inFlightPercent, long maxHeap) {
+    return new Admission(mapName, Long.MAX_VALUE, "no limit", false, () -> 0, metrics, backups,
+        inFlightPercent, maxHeap);
+  }
+
+  /** Bytes one write's value may take in flight on a member; Long.MAX_VALUE for no limit. */
+  static long inFlightAllowance(int inFlightPercent, long maxHeap) {
+    return inFlightPercent == 0 ? Long.MAX_VALUE : (long) (maxHeap * (inFlightPercent / 100.0));
+  }
+
+  /**
    * What a value of {@code serialized} bytes allocates in flight at most on one member, modelled
    * from what 5.7.0 allocates for an owner write with {@code backups} backups (measured in
    * InFlightValueLimitIT and docs/hazelcast-eviction.md, "Values in flight"): on the owner, the
@@ -200,12 +216,17 @@ final class Admission {
    * same rule, although a backup re-runs the processor instead of receiving the values: the rule
    * stays one static bound for every write path).
    */
-  void checkComputedInFlight(List<Data> values) {
+  void checkComputedInFlight(List<?> values) {
     long together = 0;
-    for (Data value : values) {
-      together += value.totalSize();
+    int count = 0;
+    for (Object value : values) {
+      // a value the map keeps as an object (not serialized on its way in) is not counted
+      if (value instanceof Data) {
+        together += ((Data) value).totalSize();
+        count++;
+      }
     }
-    checkTogether(together, values.size(), "the values one partition's keys of a multi-key entry"
+    checkTogether(together, count, "the values one partition's keys of a multi-key entry"
         + " processor computed, which are held together until they are stored",
         "Run the entry processor on fewer keys at once");
   }
@@ -269,6 +290,23 @@ final class Admission {
    * @param batchBytes the serialized size of each partition's values, in the order sent
    * @return the exclusive ends of the runs, or {@code null} when all of them fit in one
    */
+  int[] operationEnds(MapEntries[] batches) {
+    return operationEnds(batchBytes(batches));
+  }
+
+  /** The serialized size of each partition's values. */
+  static long[] batchBytes(MapEntries[] batches) {
+    long[] bytes = new long[batches.length];
+    for (int i = 0; i < batches.length; i++) {
+      for (int j = 0; j < batches[i].size(); j++) {
+        Data value = batches[i].getValue(j);
+        bytes[i] += value == null ? 0 : value.totalSize();
+      }
+    }
+    return bytes;
+  }
+
+  /** The same for the batches' sizes. */
   int[] operationEnds(long[] batchBytes) {
     if (inFlightAllowance == Long.MAX_VALUE || batchBytes.length < 2) {
       return null;
@@ -289,6 +327,25 @@ final class Admission {
     }
     metrics.putAllRuns.add(runs);
     return Arrays.copyOf(ends, runs);
+  }
+
+  /**
+   * One partition's batch of a split-brain merge: {@code admit} admits it as any write, and a
+   * final refusal ({@link IllegalArgumentException}: an entry over the map's limit, values the
+   * heap cannot take in flight) drops the batch with a WARNING instead of failing the merge
+   * operation; see {@link SizeProportionalEvictor#beforeMerge}. A retryable refusal (back-pressure)
+   * is thrown: that batch is retried.
+   *
+   * @return whether to merge the batch
+   */
+  boolean admitMerge(ILogger logger, int partitionId, List<Data> values, Runnable admit) {
+    try {
+      admit.run();
+      return true;
+    } catch (IllegalArgumentException refused) {
+      logger.warning(mergeBatchDropped(partitionId, values, refused));
+      return false;
+    }
   }
 
   /**

@@ -27,7 +27,8 @@ import javax.management.ObjectName;
 /**
  * The module's {@link MapEvictionProvider} ({@value GcAwareEvictionConfig#PROVIDER_NAME}):
  * {@link GcAwareEntryCostEstimator} for BINARY maps, {@link SizeProportionalEvictor} for maps
- * with eviction, and {@link Admission} of owner writes. One instance per member, made by
+ * with eviction, {@link Admission} of owner writes ({@link MapsWithoutEviction} for maps without
+ * an evictor: the in-flight rule only). One instance per member, made by
  * ServiceLoader, initialised when the member's map service starts and shut down with it.
  *
  * <p>Implementation note: it keeps no per-map state. A map's evictor lives in its map container
@@ -43,6 +44,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   private EvictionMetrics metrics;
   private int entryOverhead;
   private ChunkSize chunking = ChunkSize.never();
+  private MapsWithoutEviction withoutEviction;
   private ObjectName mbeanName;
 
   @Override
@@ -67,6 +69,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     logger.info("GC footprint model: " + model.describe() + "; entry overhead " + entryOverhead
         + " B; stored values: " + chunking + "; " + config);
     this.metrics = new EvictionMetrics(model, config.toString(), this::mapView);
+    this.withoutEviction = new MapsWithoutEviction(nodeEngine, metrics, config.inFlightHeapPercent,
+        Runtime.getRuntime().maxMemory());
     try {
       // Through NodeEngineImpl: NodeEngine.getMetricsRegistry() is not on the 5.3 interface.
       if (nodeEngine instanceof NodeEngineImpl) {
@@ -196,6 +200,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       List<Data> values) {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeWrite(recordStore, keys, values);
+    } else if (evictor == Evictor.NULL_EVICTOR) {
+      withoutEviction.beforeWrite(recordStore.getName(), values);
     }
   }
 
@@ -205,21 +211,41 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     if (evictor instanceof SizeProportionalEvictor) {
       return ((SizeProportionalEvictor) evictor).beforeMerge(recordStore, keys, values);
     }
-    return true;
+    return evictor != Evictor.NULL_EVICTOR
+        || withoutEviction.beforeMerge(recordStore.getName(), recordStore.getPartitionId(), values);
   }
 
   @Override
-  public void beforeTransactionalWrite(Evictor evictor, Data key, Data value) {
+  public void beforeTransactionalWrite(String mapName, Evictor evictor, Data key, Data value) {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeTransactionalWrite(key, value, model,
           entryOverhead, chunking);
+    } else if (evictor == Evictor.NULL_EVICTOR && mapName != null) {
+      withoutEviction.beforeComputedWrite(mapName, value);
     }
   }
 
+  /**
+   * The same through a hook before revision 8 (5.7.0-fork.8, 5.3.8-fork.8), which asked only
+   * about maps with eviction and did not pass the map's name. No {@code @Override}: this jar runs
+   * on it.
+   */
+  public void beforeTransactionalWrite(Evictor evictor, Data key, Data value) {
+    beforeTransactionalWrite(null, evictor, key, value);
+  }
+
   @Override
+  public int[] putAllOperationEnds(String mapName, Evictor evictor, MapEntries[] batches) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      return ((SizeProportionalEvictor) evictor).putAllOperationEnds(batches);
+    }
+    return evictor == Evictor.NULL_EVICTOR && mapName != null
+        ? withoutEviction.putAllOperationEnds(mapName, batches) : null;
+  }
+
+  /** The same through a hook before revision 8; see {@link #beforeTransactionalWrite}. */
   public int[] putAllOperationEnds(Evictor evictor, MapEntries[] batches) {
-    return evictor instanceof SizeProportionalEvictor
-        ? ((SizeProportionalEvictor) evictor).putAllOperationEnds(batches) : null;
+    return putAllOperationEnds(null, evictor, batches);
   }
 
   @Override
@@ -227,6 +253,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       Object value) {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeComputedWrite(recordStore, key, value);
+    } else if (evictor == Evictor.NULL_EVICTOR) {
+      withoutEviction.beforeComputedWrite(recordStore.getName(), value);
     }
   }
 
@@ -239,6 +267,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       List<Object> values) {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeComputedWrites(values);
+    } else if (evictor == Evictor.NULL_EVICTOR) {
+      withoutEviction.beforeComputedWrites(recordStore.getName(), values);
     }
   }
 }

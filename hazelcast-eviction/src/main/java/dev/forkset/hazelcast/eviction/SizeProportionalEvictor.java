@@ -310,14 +310,7 @@ public final class SizeProportionalEvictor implements Evictor {
    * member; see {@link Admission#operationEnds}.
    */
   int[] putAllOperationEnds(MapEntries[] batches) {
-    long[] bytes = new long[batches.length];
-    for (int i = 0; i < batches.length; i++) {
-      for (int j = 0; j < batches[i].size(); j++) {
-        Data value = batches[i].getValue(j);
-        bytes[i] += value == null ? 0 : value.totalSize();
-      }
-    }
-    return admission.operationEnds(bytes);
+    return admission.operationEnds(batches);
   }
 
   /**
@@ -332,14 +325,8 @@ public final class SizeProportionalEvictor implements Evictor {
    * @return whether to merge the batch
    */
   boolean beforeMerge(RecordStore<?> store, List<Data> keys, List<Data> values) {
-    try {
-      beforeWrite(store, keys, values);
-      return true;
-    } catch (IllegalArgumentException refused) {
-      nodeEngine.getLogger(SizeProportionalEvictor.class)
-          .warning(admission.mergeBatchDropped(store.getPartitionId(), values, refused));
-      return false;
-    }
+    return admission.admitMerge(nodeEngine.getLogger(SizeProportionalEvictor.class),
+        store.getPartitionId(), values, () -> beforeWrite(store, keys, values));
   }
 
   /** The size check of a value a single-key entry processor computed, before it is stored. */
@@ -367,13 +354,7 @@ public final class SizeProportionalEvictor implements Evictor {
    * serialized on its way in) is not counted, as there.
    */
   void beforeComputedWrites(List<Object> values) {
-    List<Data> serialized = new ArrayList<>(values.size());
-    for (Object value : values) {
-      if (value instanceof Data) {
-        serialized.add((Data) value);
-      }
-    }
-    admission.checkComputedInFlight(serialized);
+    admission.checkComputedInFlight(values);
   }
 
   /**

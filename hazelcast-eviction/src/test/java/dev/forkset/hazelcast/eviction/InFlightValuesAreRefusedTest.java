@@ -75,7 +75,7 @@ public class InFlightValuesAreRefusedTest {
     // an OBJECT map under a count policy: it keeps values as objects
     TestMembers.map(config, "object", MaxSizePolicy.PER_NODE, 100_000, EvictionPolicy.LRU, 1)
         .setInMemoryFormat(InMemoryFormat.OBJECT);
-    // a BINARY map without eviction: the module's hook is never asked about its writes
+    // a BINARY map without eviction: the in-flight rule only (patch 0010)
     config.addMapConfig(new MapConfig("plain").setInMemoryFormat(InMemoryFormat.BINARY)
         .setBackupCount(1));
     return config;
@@ -162,19 +162,26 @@ public class InFlightValuesAreRefusedTest {
   @Test
   public void mergeBatch_withOneValueTooLarge_isDroppedWhole_withoutFailingTheMerge()
       throws Exception {
-    IMap<Integer, byte[]> map = member.getMap("heap");
-    map.put(-1, new byte[16]);
-    List<Integer> keys = keysOfPartitionOf0(4);
-    // dropped, not failed: a failed merge invocation would end the merging member's whole merge
-    Object merged = merge("heap", keys, 2);
-    assertEquals("the response of a dropped batch: nothing merged", Boolean.FALSE, merged);
-    assertEquals("each entry of the dropped batch", keys.size(),
-        TestMembers.metrics(member).getRejectedEntries()
-            + TestMembers.metrics(other).getRejectedEntries());
-    for (Integer key : keys) {
-      assertFalse("key " + key, map.containsKey(key));
+    long rejected = 0;
+    for (String name : Arrays.asList("heap", "plain")) {
+      IMap<Integer, byte[]> map = member.getMap(name);
+      map.put(-1, new byte[16]);
+      List<Integer> keys = keysOfPartitionOf0(4);
+      // dropped, not failed: a failed merge invocation would end the merging member's whole merge
+      Object merged = merge(name, keys, 2);
+      assertEquals(name + ": the response of a dropped batch: nothing merged", Boolean.FALSE,
+          merged);
+      rejected += keys.size();
+      assertEquals(name + ": each entry of the dropped batch", rejected,
+          TestMembers.metrics(member).getRejectedEntries()
+              + TestMembers.metrics(other).getRejectedEntries());
+      for (Integer key : keys) {
+        assertFalse(name + ": key " + key, map.containsKey(key));
+      }
+      assertReplicasHold(name, 1);
+      assertEquals(name + ": a batch that fits merges", Boolean.TRUE, merge(name, keys, -1));
+      assertReplicasHold(name, 5);
     }
-    assertReplicasHold("heap", 1);
   }
 
   /** The steps engine's path (MergeOpSteps) runs a dropped batch as an empty one too. */
@@ -248,21 +255,23 @@ public class InFlightValuesAreRefusedTest {
 
   @Test
   public void transactionalWrite_isRefusedBeforeTheTransactionLogsIt() {
-    TransactionContext tx = member.newTransactionContext();
-    tx.beginTransaction();
-    TransactionalMap<String, byte[]> txMap = tx.getMap("heap");
-    txMap.put("a", new byte[1024]);
-    try {
-      txMap.put("b", new byte[tooLarge]);
-      fail("accepted");
-    } catch (RuntimeException e) {
-      assertInFlightRefusal("heap", e);
+    for (String name : Arrays.asList("heap", "plain")) {
+      TransactionContext tx = member.newTransactionContext();
+      tx.beginTransaction();
+      TransactionalMap<String, byte[]> txMap = tx.getMap(name);
+      txMap.put("a", new byte[1024]);
+      try {
+        txMap.put("b", new byte[tooLarge]);
+        fail(name + ": accepted");
+      } catch (RuntimeException e) {
+        assertInFlightRefusal(name, e);
+      }
+      tx.commitTransaction();
+      IMap<String, byte[]> map = member.getMap(name);
+      assertEquals(1024, map.get("a").length);
+      assertFalse(map.containsKey("b"));
+      assertReplicasHold(name, 1);
     }
-    tx.commitTransaction();
-    IMap<String, byte[]> map = member.getMap("heap");
-    assertEquals(1024, map.get("a").length);
-    assertFalse(map.containsKey("b"));
-    assertReplicasHold("heap", 1);
   }
 
   @Test
@@ -292,27 +301,26 @@ public class InFlightValuesAreRefusedTest {
    */
   @Test
   public void putAll_ofValuesThatFitAloneButNotTogether_refusesThePartitionBatch() {
-    IMap<Integer, byte[]> map = member.getMap("heap");
-    int pid = member.getPartitionService().getPartition(0).getPartitionId();
-    Map<Integer, byte[]> batch = new LinkedHashMap<>();
-    for (int k = 0; batch.size() < 3; k++) {
-      if (member.getPartitionService().getPartition(k).getPartitionId() == pid) {
-        batch.put(k, new byte[tooLarge / 2]);
+    for (String name : Arrays.asList("heap", "plain")) {
+      IMap<Integer, byte[]> map = member.getMap(name);
+      Map<Integer, byte[]> batch = new LinkedHashMap<>();
+      for (Integer key : keysOfPartitionOf0(3)) {
+        batch.put(key, new byte[tooLarge / 2]);
       }
+      try {
+        map.putAll(batch);
+        fail(name + ": accepted: 3 values of " + tooLarge / 2 + " bytes in one partition's batch");
+      } catch (RuntimeException e) {
+        assertInFlightRefusal(name, e);
+      }
+      assertEquals(0, map.size());
+      assertReplicasHold(name, 0);
+      // each of them alone passes
+      for (Map.Entry<Integer, byte[]> e : batch.entrySet()) {
+        map.set(e.getKey(), e.getValue());
+      }
+      assertReplicasHold(name, 3);
     }
-    try {
-      map.putAll(batch);
-      fail("accepted: 3 values of " + tooLarge / 2 + " bytes in one partition's batch");
-    } catch (RuntimeException e) {
-      assertInFlightRefusal("heap", e);
-    }
-    assertEquals(0, map.size());
-    assertReplicasHold("heap", 0);
-    // each of them alone passes
-    for (Map.Entry<Integer, byte[]> e : batch.entrySet()) {
-      map.set(e.getKey(), e.getValue());
-    }
-    assertReplicasHold("heap", 3);
   }
 
   /**
@@ -379,6 +387,14 @@ public class InFlightValuesAreRefusedTest {
     }
     assertFalse(map.containsKey(large));
     awaitReplicasHold("heap", stored + 3);
+
+    // a map without eviction is split by the same rule
+    long runs = metrics.getPutAllRuns();
+    Map<Integer, byte[]> plain = batchesOwnedBy(other, 0, 8, size);
+    member.<Integer, byte[]>getMap("plain").putAll(plain);
+    assertTrue("plain: runs " + (metrics.getPutAllRuns() - runs),
+        metrics.getPutAllRuns() - runs >= 2);
+    awaitReplicasHold("plain", plain.size());
   }
 
   /** The same with hazelcast.map.put.all.batch.size: each batch a member sends is split too. */
@@ -416,63 +432,57 @@ public class InFlightValuesAreRefusedTest {
   /**
    * Every single-key write path of an IMap is refused on the owner before anything is stored:
    * the refused keys stay absent, the keys a replace was refused on keep their value, and owner
-   * and backup still agree.
+   * and backup still agree. On a map with eviction and on one without (patch 0010, revision 8:
+   * before it the hooks asked only maps with an evictor, and a map without eviction stored such a
+   * value on owner and backup alike).
    */
   @Test
   public void everySingleKeyWritePath_isRefused_andStoresNothing() {
-    IMap<Integer, byte[]> map = member.getMap("heap");
+    assertEverySingleKeyWritePathIsRefused("heap");
+  }
+
+  @Test
+  public void mapWithoutEviction_everySingleKeyWritePath_isRefused_andStoresNothing() {
+    assertEverySingleKeyWritePathIsRefused("plain");
+  }
+
+  private void assertEverySingleKeyWritePathIsRefused(String name) {
+    IMap<Integer, byte[]> map = member.getMap(name);
     byte[] kept = new byte[1024];
     kept[7] = 7;
     map.put(1, kept);
-    assertRefused("heap", "put", () -> map.put(10, new byte[tooLarge]));
-    assertRefused("heap", "put with ttl",
+    assertRefused(name, "put", () -> map.put(10, new byte[tooLarge]));
+    assertRefused(name, "put with ttl",
         () -> map.put(11, new byte[tooLarge], 1, TimeUnit.HOURS));
-    assertRefused("heap", "set", () -> map.set(12, new byte[tooLarge]));
-    assertRefused("heap", "putIfAbsent", () -> map.putIfAbsent(13, new byte[tooLarge]));
-    assertRefused("heap", "putTransient",
+    assertRefused(name, "set", () -> map.set(12, new byte[tooLarge]));
+    assertRefused(name, "putIfAbsent", () -> map.putIfAbsent(13, new byte[tooLarge]));
+    assertRefused(name, "putTransient",
         () -> map.putTransient(14, new byte[tooLarge], 0, TimeUnit.SECONDS));
-    assertRefused("heap", "tryPut",
+    assertRefused(name, "tryPut",
         () -> map.tryPut(15, new byte[tooLarge], 10, TimeUnit.SECONDS));
-    assertRefused("heap", "setAsync", () -> map.setAsync(16, new byte[tooLarge])
+    assertRefused(name, "setAsync", () -> map.setAsync(16, new byte[tooLarge])
         .toCompletableFuture().join());
-    assertRefused("heap", "putAsync", () -> map.putAsync(17, new byte[tooLarge])
+    assertRefused(name, "putAsync", () -> map.putAsync(17, new byte[tooLarge])
         .toCompletableFuture().join());
-    assertRefused("heap", "replace", () -> map.replace(1, new byte[tooLarge]));
-    assertRefused("heap", "replace(k, old, new)",
+    assertRefused(name, "replace", () -> map.replace(1, new byte[tooLarge]));
+    assertRefused(name, "replace(k, old, new)",
         () -> map.replace(1, kept.clone(), new byte[tooLarge]));
-    assertRefused("heap", "executeOnKey", () -> map.executeOnKey(18,
+    assertRefused(name, "executeOnKey", () -> map.executeOnKey(18,
         new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge)));
-    assertRefused("heap", "executeOnKey on a present key", () -> map.executeOnKey(1,
+    assertRefused(name, "executeOnKey on a present key", () -> map.executeOnKey(1,
         new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge)));
-    assertRefused("heap", "submitToKey", () -> map.submitToKey(19,
+    assertRefused(name, "submitToKey", () -> map.submitToKey(19,
         new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge))
         .toCompletableFuture().join());
     for (int key = 10; key <= 19; key++) {
       assertFalse("key " + key, map.containsKey(key));
     }
     assertTrue("the replaced value is kept", Arrays.equals(kept, map.get(1)));
-    assertReplicasHold("heap", 1);
+    assertReplicasHold(name, 1);
     // a value of half the size still passes every path
     map.putTransient(14, new byte[tooLarge / 2], 0, TimeUnit.SECONDS);
     assertTrue(map.tryPut(15, new byte[tooLarge / 2], 10, TimeUnit.SECONDS));
-    assertReplicasHold("heap", 3);
-  }
-
-  /**
-   * A map without eviction is not seen by the hook (patches 0002 and 0005 ask the provider only
-   * about a map with an evictor): the member-level limit does not protect it, and a value over
-   * the limit is stored on owner and backup alike, as by stock Hazelcast. Documented in the
-   * setting's description and in docs/hazelcast-eviction.md, "Values in flight".
-   */
-  @Test
-  public void mapWithoutEviction_isNotSeenByTheHook_andStoresTheValueOnEveryReplica() {
-    IMap<Integer, byte[]> map = member.getMap("plain");
-    byte[] value = new byte[tooLarge];
-    value[tooLarge - 1] = 9;
-    map.put(1, value);
-    map.set(2, new byte[tooLarge]);
-    assertTrue(Arrays.equals(value, map.get(1)));
-    assertReplicasHold("plain", 2);
+    assertReplicasHold(name, 3);
   }
 
   /**
