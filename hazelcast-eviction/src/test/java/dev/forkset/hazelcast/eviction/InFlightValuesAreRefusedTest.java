@@ -69,6 +69,10 @@ public class InFlightValuesAreRefusedTest {
     TestMembers.map(config, "stored", MaxSizePolicy.USED_HEAP_SIZE, 1024, EvictionPolicy.LRU, 1)
         .setMapStoreConfig(new MapStoreConfig().setEnabled(true).setOffload(true)
             .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore()));
+    // the same without eviction (the in-flight rule only, patch 0010)
+    config.addMapConfig(new MapConfig("plainStored").setInMemoryFormat(InMemoryFormat.BINARY)
+        .setBackupCount(1).setMapStoreConfig(new MapStoreConfig().setEnabled(true).setOffload(true)
+            .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore())));
     TestMembers.map(config, "loaded", MaxSizePolicy.USED_HEAP_SIZE, 1024, EvictionPolicy.LRU, 1)
         .setMapStoreConfig(new MapStoreConfig().setEnabled(true)
             .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore()));
@@ -627,6 +631,7 @@ public class InFlightValuesAreRefusedTest {
     }
     assertReplicasHold("stored", 3);
   }
+
   /**
    * With an offloaded MapStore the computed values of a partition's batch are all held, as the
    * steps' state, from PROCESS until STORE_OR_DELETE and ON_STORE_OR_DELETE store them (the
@@ -637,33 +642,37 @@ public class InFlightValuesAreRefusedTest {
    */
   @Test
   public void entryProcessorOnManyKeys_withOffloadedMapStore_valuesThatFitAloneButNotTogether_refusesThePartitionBatchWhole() {
-    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
-    IMap<String, byte[]> map = member.getMap("stored");
-    List<String> keys = stringKeysOfPartitionOfK0(3);
-    for (String k : keys) {
-      map.put(k, new byte[1024]);
+    // with eviction and without (patch 0010)
+    for (String name : Arrays.asList("stored", "plainStored")) {
+      WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
+      IMap<String, byte[]> map = member.getMap(name);
+      List<String> keys = stringKeysOfPartitionOfK0(3);
+      for (String k : keys) {
+        map.put(k, new byte[1024]);
+      }
+      assertRefused(name, "executeOnKeys of 3 values of " + tooLarge / 2 + " bytes",
+          () -> map.executeOnKeys(new HashSet<>(keys),
+              new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
+      assertRefused(name, "executeOnEntries of 3 values of " + tooLarge / 2 + " bytes",
+          () -> map.executeOnEntries(
+              new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
+      for (String k : keys) {
+        assertEquals(k + " unchanged", 1024, map.get(k).length);
+        assertFalse(k + " unlocked", map.isLocked(k));
+        assertEquals(k + ": the MapStore saw only its put", Integer.valueOf(1),
+            WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(k));
+      }
+      assertReplicasHold(name, 3);
+      // each of them alone passes
+      for (String k : keys) {
+        map.executeOnKeys(new HashSet<>(Arrays.asList(k)),
+            new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2));
+        assertEquals(k, tooLarge / 2, map.get(k).length);
+      }
+      assertReplicasHold(name, 3);
     }
-    assertRefused("stored", "executeOnKeys of 3 values of " + tooLarge / 2 + " bytes",
-        () -> map.executeOnKeys(new HashSet<>(keys),
-            new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
-    assertRefused("stored", "executeOnEntries of 3 values of " + tooLarge / 2 + " bytes",
-        () -> map.executeOnEntries(
-            new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2)));
-    for (String k : keys) {
-      assertEquals(k + " unchanged", 1024, map.get(k).length);
-      assertFalse(k + " unlocked", map.isLocked(k));
-      assertEquals(k + ": the MapStore saw only its put", Integer.valueOf(1),
-          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(k));
-    }
-    assertReplicasHold("stored", 3);
-    // each of them alone passes
-    for (String k : keys) {
-      map.executeOnKeys(new HashSet<>(Arrays.asList(k)),
-          new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(tooLarge / 2));
-      assertEquals(k, tooLarge / 2, map.get(k).length);
-    }
-    assertReplicasHold("stored", 3);
   }
+
   /**
    * A refused multi-key entry processor batch of k values counts 2k rejected entries, not k:
    * the refusal is an exception in the partition's response, which upstream
