@@ -38,6 +38,8 @@ import org.junit.Test;
  */
 public class InFlightValueLimitIT {
   static final String MAP = "in-flight";
+  /** A BINARY map without an eviction config, backup-count 1. */
+  static final String PLAIN = "in-flight-plain";
   static final int LIMIT_MB = 150;
   static final String SETTING = "hazelcast.map.eviction.inflight.heap.percent";
   static final String[] G1_4M = {"-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m"};
@@ -46,16 +48,32 @@ public class InFlightValueLimitIT {
 
   static HazelcastCluster.Builder twoMembers(String name, Flavor flavor, String properties) {
     return HazelcastCluster.builder(name).members(2).flavor(flavor).heap("256m")
-        .jvmArgs(G1_4M).config(EvictionMaps.usedHeapMap(MAP, LIMIT_MB, 1, properties))
+        .jvmArgs(G1_4M).config(EvictionMaps.usedHeapMap(MAP, LIMIT_MB, 1,
+            EvictionMaps.mapWithoutEviction(PLAIN, 1), properties))
         // a member that dies under a put fails the put within the test's time, not after 120 s
         .clientProperty("hazelcast.client.invocation.timeout.seconds", "60");
   }
 
   @Test
   public void hundredMegabytePut_isRefusedByTheOwner_beforeAnythingIsStored() throws Exception {
+    assertEveryPathRefused("in-flight-refused", MAP);
+  }
+
+  /**
+   * The same on a map without an eviction config. Through revision 7 the custom jar asked the
+   * module only about maps with an evictor, so such a map took the 100 MB put as stock does; since
+   * revision 8 (patch 0010) it is refused on every path alike.
+   */
+  @Test
+  public void hundredMegabytePut_onAMapWithoutEviction_isRefusedByTheOwner() throws Exception {
+    assertEveryPathRefused("in-flight-plain", PLAIN);
+  }
+
+  private static void assertEveryPathRefused(String clusterName, String mapName)
+      throws Exception {
     try (HazelcastCluster cluster =
-        twoMembers("in-flight-refused", Flavor.CUSTOM, PROPERTIES).start()) {
-      IMap<Integer, byte[]> map = cluster.client().getMap(MAP);
+        twoMembers(clusterName, Flavor.CUSTOM, PROPERTIES).start()) {
+      IMap<Integer, byte[]> map = cluster.client().getMap(mapName);
       for (int i = 0; i < 100; i++) {
         map.put(i, new byte[1000 + i]);
       }
@@ -63,24 +81,24 @@ public class InFlightValueLimitIT {
       // The put of one 100 MB value: within the map's 150 MB limit, beyond what the heap takes
       // in flight.
       int hundred = 100 << 20;
-      assertRefused(cluster, "put", hundred, () -> map.put(1000, new byte[hundred]));
+      assertRefused(cluster, mapName, "put", hundred, () -> map.put(1000, new byte[hundred]));
       // Every other single-key path admission asks, with a smaller value that the member can
       // still build (the entry processor creates its value on the owner), still far over the
       // rule on a 256 MB member.
       int forty = 40 << 20;
-      assertRefused(cluster, "set", forty, () -> map.set(1001, new byte[forty]));
-      assertRefused(cluster, "putIfAbsent", forty,
+      assertRefused(cluster, mapName, "set", forty, () -> map.set(1001, new byte[forty]));
+      assertRefused(cluster, mapName, "putIfAbsent", forty,
           () -> map.putIfAbsent(1002, new byte[forty]));
-      assertRefused(cluster, "replace", forty, () -> map.replace(5, new byte[forty]));
-      assertRefused(cluster, "replace(k, old, new)", forty,
+      assertRefused(cluster, mapName, "replace", forty, () -> map.replace(5, new byte[forty]));
+      assertRefused(cluster, mapName, "replace(k, old, new)", forty,
           () -> map.replace(6, new byte[1006], new byte[forty]));
-      assertRefused(cluster, "entry processor", forty,
+      assertRefused(cluster, mapName, "entry processor", forty,
           () -> map.executeOnKey(7, new SetValue(forty)));
       // putAll: the large entry refuses its partition's batch (other partitions' batches go in,
       // as admission refuses partition by partition).
       Map<Integer, byte[]> batch = new HashMap<>();
       batch.put(1003, new byte[forty]);
-      assertRefused(cluster, "putAll", forty, () -> map.putAll(batch));
+      assertRefused(cluster, mapName, "putAll", forty, () -> map.putAll(batch));
 
       cluster.assertAllAlive();
       for (MemberProcess m : cluster.members()) {
@@ -102,7 +120,7 @@ public class InFlightValueLimitIT {
       }
       assertEquals(200, map.size());
       assertEquals(2000, map.get(150).length);
-      awaitOwnedAndBackups(cluster, 200, 200);
+      awaitOwnedAndBackups(cluster, mapName, 200, 200);
       cluster.assertAllAlive();
     }
   }
@@ -226,7 +244,7 @@ public class InFlightValueLimitIT {
       for (Integer key : batch.keySet()) {
         assertEquals("key " + key, ten, map.get(key).length);
       }
-      awaitOwnedAndBackups(cluster, 13, 13);
+      awaitOwnedAndBackups(cluster, MAP, 13, 13);
     }
   }
 
@@ -277,13 +295,13 @@ public class InFlightValueLimitIT {
   }
 
   /** Waits until the two members together own {@code owned} and back up {@code backups} entries. */
-  private static void awaitOwnedAndBackups(HazelcastCluster cluster, long owned, long backups)
-      throws Exception {
+  private static void awaitOwnedAndBackups(HazelcastCluster cluster, String mapName, long owned,
+      long backups) throws Exception {
     EvictionWaits.until("owned and backup entries on the two members", () -> {
       long o = 0;
       long b = 0;
       for (MemberProcess m : cluster.members()) {
-        MemberMapStats s = MemberMapStats.of(m, MAP);
+        MemberMapStats s = MemberMapStats.of(m, mapName);
         o += s.ownedEntries;
         b += s.backupEntries;
       }
@@ -351,8 +369,8 @@ public class InFlightValueLimitIT {
    * Runs {@code write} (bounded in time: a member that runs out of memory may leave it hanging)
    * and expects the in-flight refusal.
    */
-  private static void assertRefused(HazelcastCluster cluster, String path, int size,
-      Runnable write) throws Exception {
+  private static void assertRefused(HazelcastCluster cluster, String mapName, String path,
+      int size, Runnable write) throws Exception {
     CompletableFuture<Void> done = CompletableFuture.runAsync(write);
     try {
       done.get(120, TimeUnit.SECONDS);
@@ -367,7 +385,7 @@ public class InFlightValueLimitIT {
       String message = String.valueOf(cause.getMessage());
       System.out.println("[in-flight-refused] " + path + ": " + message);
       assertTrue(path + ": " + cause, cause instanceof IllegalArgumentException);
-      assertTrue(path + ": the map is named: " + message, message.contains("'" + MAP + "'"));
+      assertTrue(path + ": the map is named: " + message, message.contains("'" + mapName + "'"));
       // the serialized value: the array plus its length and the serialization header
       java.util.regex.Matcher named =
           java.util.regex.Pattern.compile("of (\\d+) serialized bytes").matcher(message);
