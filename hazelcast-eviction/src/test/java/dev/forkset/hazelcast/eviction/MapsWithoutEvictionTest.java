@@ -15,7 +15,10 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializable;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -56,6 +59,9 @@ public class MapsWithoutEvictionTest {
     config.addMapConfig(new MapConfig("stored-plain").setInMemoryFormat(InMemoryFormat.BINARY)
         .setBackupCount(1).setMapStoreConfig(new MapStoreConfig().setEnabled(true)
             .setImplementation(new CountingStore())));
+    config.addMapConfig(new MapConfig("offloaded-plain").setInMemoryFormat(InMemoryFormat.BINARY)
+        .setBackupCount(1).setMapStoreConfig(new MapStoreConfig().setEnabled(true).setOffload(true)
+            .setImplementation(new WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore())));
     return config;
   }
 
@@ -172,5 +178,53 @@ public class MapsWithoutEvictionTest {
     assertTrue("the MapStore got a copy, not the processor's object",
         CountingStore.last instanceof ReadCounted && CountingStore.last != SetReadCounted.computed
             && ((ReadCounted) CountingStore.last).bytes.length == 16);
+  }
+
+  /**
+   * With an offloaded MapStore a multi-key entry processor's values of one partition are held
+   * together until stored, and count together on a map without eviction too (patch 0010 with
+   * 0009): values that fit alone but not together refuse the partition's batch whole, no key
+   * changes, the MapStore sees none of it, owner and backup agree; each value alone passes.
+   */
+  @Test
+  public void entryProcessorOnManyKeys_withOffloadedMapStore_refusesThePartitionBatchWhole() {
+    WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
+    IMap<Integer, byte[]> map = member.getMap("offloaded-plain");
+    int pid = member.getPartitionService().getPartition(0).getPartitionId();
+    Set<Integer> keys = new HashSet<>();
+    for (int k = 0; keys.size() < 3; k++) {
+      if (member.getPartitionService().getPartition(k).getPartitionId() == pid) {
+        keys.add(k);
+      }
+    }
+    for (Integer k : keys) {
+      map.put(k, new byte[1024]);
+    }
+    int half = overWithOneBackup / 2;
+    try {
+      map.executeOnKeys(keys, new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(half));
+      fail("accepted 3 values of " + half + " bytes in one partition's batch");
+    } catch (RuntimeException e) {
+      Throwable t = e;
+      while (t != null && !(t instanceof IllegalArgumentException)) {
+        t = t.getCause();
+      }
+      assertNotNull("an IllegalArgumentException, got " + e, t);
+      assertTrue(t.getMessage(), t.getMessage().startsWith("Map 'offloaded-plain': the 3 values")
+          && t.getMessage().contains("(3 + 2 x 1 backups)"));
+    }
+    for (Integer k : keys) {
+      assertEquals(k + " unchanged", 1024, map.get(k).length);
+      assertFalse(k + " unlocked", map.isLocked(k));
+      assertEquals(k + ": the MapStore saw only its put", Integer.valueOf(1),
+          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(k));
+    }
+    assertEquals(3, entries("offloaded-plain", false));
+    assertEquals(3, entries("offloaded-plain", true));
+    for (Integer k : keys) {
+      map.executeOnKeys(Collections.singleton(k),
+          new WritesAreAdmittedBeforeTheyAreStoredTest.SetBytes<>(half));
+      assertEquals(k, half, map.get(k).length);
+    }
   }
 }
