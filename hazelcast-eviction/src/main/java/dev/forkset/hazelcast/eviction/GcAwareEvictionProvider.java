@@ -33,9 +33,10 @@ import javax.management.ObjectName;
  *
  * <p>Implementation note: it keeps no per-map state. A map's evictor lives in its map container
  * (so a destroyed map's evictor, pools and footprint go with its container), and the hook hands
- * it back with every call; the provider never reaches the container itself, since
+ * it back with every call; the provider does not call the container itself, since
  * {@code MapContainer} is a class on Hazelcast 5.3 and an interface on 5.5+ and no call on it
- * links on both lines.
+ * links on both lines (the one read it needs, a map's backup count for {@link MapsWithoutEviction},
+ * goes through a method handle).
  */
 public final class GcAwareEvictionProvider implements MapEvictionProvider {
   private NodeEngine nodeEngine;
@@ -201,7 +202,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeWrite(recordStore, keys, values);
     } else if (evictor == Evictor.NULL_EVICTOR) {
-      withoutEviction.beforeWrite(recordStore.getName(), values);
+      withoutEviction.beforeWrite(recordStore, values);
     }
   }
 
@@ -212,7 +213,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       return ((SizeProportionalEvictor) evictor).beforeMerge(recordStore, keys, values);
     }
     return evictor != Evictor.NULL_EVICTOR
-        || withoutEviction.beforeMerge(recordStore.getName(), recordStore.getPartitionId(), values);
+        || withoutEviction.beforeMerge(recordStore, values);
   }
 
   @Override
@@ -221,7 +222,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
       ((SizeProportionalEvictor) evictor).beforeTransactionalWrite(key, value, model,
           entryOverhead, chunking);
     } else if (evictor == Evictor.NULL_EVICTOR && mapName != null) {
-      withoutEviction.beforeComputedWrite(mapName, value);
+      withoutEviction.beforeTransactionalWrite(mapName, value);
     }
   }
 
@@ -254,7 +255,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeComputedWrite(recordStore, key, value);
     } else if (evictor == Evictor.NULL_EVICTOR) {
-      withoutEviction.beforeComputedWrite(recordStore.getName(), value);
+      withoutEviction.beforeComputedWrite(recordStore, value);
     }
   }
 
@@ -268,7 +269,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     if (evictor instanceof SizeProportionalEvictor) {
       ((SizeProportionalEvictor) evictor).beforeComputedWrites(values);
     } else if (evictor == Evictor.NULL_EVICTOR) {
-      withoutEviction.beforeComputedWrites(recordStore.getName(), values);
+      withoutEviction.beforeComputedWrites(recordStore, values);
     }
   }
 }

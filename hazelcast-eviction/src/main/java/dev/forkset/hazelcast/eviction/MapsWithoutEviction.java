@@ -1,10 +1,15 @@
 package dev.forkset.hazelcast.eviction;
 
-import com.hazelcast.config.MapConfig;
 import com.hazelcast.internal.partition.IPartition;
 import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.map.impl.MapContainer;
 import com.hazelcast.map.impl.MapEntries;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.impl.NodeEngine;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.Collections;
 import java.util.List;
 
@@ -16,10 +21,14 @@ import java.util.List;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>No per-map state: a write that needs the rule gets an {@link Admission} made from the
- *       map's config as the member resolves it ({@code Config#findMapConfig}: wildcards and
- *       dynamic config, the lookup the map's container is made from), so a destroyed or re-added
- *       map leaves nothing behind.</li>
+ *   <li>No per-map state: a write that needs the rule gets an {@link Admission} with the backups
+ *       the running map sends, its container's total backup count (the config that matched when
+ *       the container was made: a map config added later for its name, dynamic config, does not
+ *       change a running map, and counting that one's backups let through values the map cannot
+ *       take), so a destroyed or re-added map leaves nothing behind. The member's config
+ *       ({@code Config#findMapConfig}) stands in only where this member has no container of the
+ *       map. {@code MapContainer} is a class on 5.3 and an interface on 5.5+, so its count is
+ *       read through a method handle, which links on both ({@code LinksOnOldestLineTest}).</li>
  *   <li>The lookup is made only for a write that could be refused: values whose sum would pass
  *       with the most backups a map can have ({@link IPartition#MAX_BACKUP_COUNT}, sync and
  *       async together) pass without it, as the rule only grows with the backups. So the small
@@ -44,10 +53,22 @@ final class MapsWithoutEviction {
     this.allowance = Admission.inFlightAllowance(inFlightPercent, maxHeap);
   }
 
-  /** A write of {@code values} (null where computed later) to the map; see Admission. */
-  void beforeWrite(String mapName, List<Data> values) {
+  /** MapContainer#getTotalBackupCount, on the class (5.3) or the interface (5.5+). */
+  private static final MethodHandle TOTAL_BACKUPS = totalBackupsHandle();
+
+  private static MethodHandle totalBackupsHandle() {
+    try {
+      return MethodHandles.publicLookup().findVirtual(MapContainer.class, "getTotalBackupCount",
+          MethodType.methodType(int.class));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("MapContainer#getTotalBackupCount not found", e);
+    }
+  }
+
+  /** A write of {@code values} (null where computed later) to the store's map; see Admission. */
+  void beforeWrite(RecordStore<?> store, List<Data> values) {
     if (values != null && !fitsAnyMap(sum(values))) {
-      admission(mapName).checkInFlight(values);
+      admission(store).checkInFlight(values);
     }
   }
 
@@ -57,30 +78,37 @@ final class MapsWithoutEviction {
    *
    * @return whether to merge the batch
    */
-  boolean beforeMerge(String mapName, int partitionId, List<Data> values) {
+  boolean beforeMerge(RecordStore<?> store, List<Data> values) {
     if (fitsAnyMap(sum(values))) {
       return true;
     }
-    Admission admission = admission(mapName);
-    return admission.admitMerge(nodeEngine.getLogger(MapsWithoutEviction.class), partitionId,
-        values, () -> admission.checkInFlight(values));
+    Admission admission = admission(store);
+    return admission.admitMerge(nodeEngine.getLogger(MapsWithoutEviction.class),
+        store.getPartitionId(), values, () -> admission.checkInFlight(values));
   }
 
-  /** A value a single-key entry processor computed, or one a transaction writes. */
-  void beforeComputedWrite(String mapName, Object value) {
+  /** A value a single-key entry processor computed. */
+  void beforeComputedWrite(RecordStore<?> store, Object value) {
     if (value instanceof Data) {
-      beforeWrite(mapName, Collections.singletonList((Data) value));
+      beforeWrite(store, Collections.singletonList((Data) value));
+    }
+  }
+
+  /** A value a transaction writes, asked on the calling member. */
+  void beforeTransactionalWrite(String mapName, Data value) {
+    if (value != null && !fitsAnyMap(value.totalSize())) {
+      admission(mapName).checkInFlight(Collections.singletonList(value));
     }
   }
 
   /** The values a multi-key entry processor computed for one partition's batch, together. */
-  void beforeComputedWrites(String mapName, List<Object> values) {
+  void beforeComputedWrites(RecordStore<?> store, List<Object> values) {
     long together = 0;
     for (Object value : values) {
       together += value instanceof Data ? ((Data) value).totalSize() : 0;
     }
     if (!fitsAnyMap(together)) {
-      admission(mapName).checkComputedInFlight(values);
+      admission(store).checkComputedInFlight(values);
     }
   }
 
@@ -105,9 +133,30 @@ final class MapsWithoutEviction {
     return together;
   }
 
+  private Admission admission(RecordStore<?> store) {
+    return admission(store.getName(), store.getMapContainer());
+  }
+
+  /** For a write asked on the calling member: its container of the map, if it has one. */
   private Admission admission(String mapName) {
-    MapConfig config = nodeEngine.getConfig().findMapConfig(mapName);
-    return Admission.inFlightOnly(mapName, metrics, config.getTotalBackupCount(), inFlightPercent,
-        maxHeap);
+    MapService service = nodeEngine.getService(MapService.SERVICE_NAME);
+    return admission(mapName, service.getMapServiceContext().getExistingMapContainer(mapName));
+  }
+
+  private Admission admission(String mapName, MapContainer container) {
+    int backups = container == null
+        ? nodeEngine.getConfig().findMapConfig(mapName).getTotalBackupCount()
+        : totalBackups(container);
+    return Admission.inFlightOnly(mapName, metrics, backups, inFlightPercent, maxHeap);
+  }
+
+  private static int totalBackups(MapContainer container) {
+    try {
+      return (int) TOTAL_BACKUPS.invokeExact(container);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -36,6 +36,7 @@ public class ModuleOnJdk8Test {
       ContinuationsTest.class.getName(),
       EvictionPoolTest.class.getName(),
       EvictionBySizeOnOneMemberTest.class.getName(),
+      MapWithoutEvictionOnOneMemberTest.class.getName(),
       "dev.forkset.hazelcast.chunked.ChunkedDataTest",
       "dev.forkset.hazelcast.chunked.ChunkedDataBuilderTest",
       "dev.forkset.hazelcast.chunked.ChunkSizeTest",
