@@ -1,5 +1,6 @@
 package dev.forkset.hazelcast.eviction;
 
+import com.hazelcast.client.impl.protocol.DataFrameSink;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.internal.partition.IPartitionService;
@@ -19,6 +20,7 @@ import com.hazelcast.spi.impl.NodeEngine;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.spi.properties.HazelcastProperty;
 import dev.forkset.hazelcast.chunked.ChunkSize;
+import dev.forkset.hazelcast.chunked.ChunkedFrameSink;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import javax.management.MBeanServer;
@@ -163,6 +165,22 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
    */
   public Data storedValue(Data value) {
     return chunking.storedCopy(value);
+  }
+
+  /**
+   * Where a client's value for a BINARY map is read as it arrives (called by the custom jar of
+   * revision 9 on, 5.7.0 line, on the member's I/O threads): straight into the chunks of its
+   * stored copy when {@link #storedValue} would chunk it, so the member never holds it as one
+   * array; {@code null} (one array, as stock) otherwise, and for other in-memory formats, which
+   * deserialize the value rather than store it. No {@code @Override}: an older hook has no such
+   * method, and this jar runs on it.
+   */
+  public DataFrameSink valueFrameSink(String mapName, int size) {
+    if (!chunking.chunks(size)
+        || nodeEngine.getConfig().findMapConfig(mapName).getInMemoryFormat() != InMemoryFormat.BINARY) {
+      return null;
+    }
+    return ChunkedFrameSink.of(size, chunking.chunkSize());
   }
 
   public GcFootprintModel model() {

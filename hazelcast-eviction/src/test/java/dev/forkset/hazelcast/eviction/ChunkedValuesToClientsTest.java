@@ -16,6 +16,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.MapService;
 import com.hazelcast.map.impl.MapServiceContext;
+import com.hazelcast.map.impl.eviction.MapEvictionProviders;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.test.Accessors;
@@ -38,8 +39,9 @@ import org.junit.Test;
  * entry view, values() and entry iteration of a 5 MB value are well below the value's size
  * (before the patch each response built one array of the whole value), and the client receives
  * the very bytes that were put; an entry processor reading the byte[] allocates its result but no
- * temporary copy of the whole payload. A real member and a real client over TCP, in this JVM; the
- * member's allocation is the sum of {@code ThreadMXBean#getThreadAllocatedBytes} over the
+ * temporary copy of the whole payload. A client's write of a large value to a BINARY map is read
+ * straight into the chunks of its stored copy (patch 0011): the member allocates it once. A real
+ * member and a real client over TCP, in this JVM; the member's allocation is the sum of {@code ThreadMXBean#getThreadAllocatedBytes} over the
  * threads named after the member's instance (the client's threads, which do allocate the value
  * when they read it, are named after the client's).
  */
@@ -65,6 +67,7 @@ public class ChunkedValuesToClientsTest {
     join.getAutoDetectionConfig().setEnabled(false);
     join.getTcpIpConfig().setEnabled(true).addMember("127.0.0.1");
     config.getMapConfig("values").setInMemoryFormat(InMemoryFormat.BINARY).setBackupCount(0);
+    config.getMapConfig("objects").setInMemoryFormat(InMemoryFormat.OBJECT).setBackupCount(0);
     member = Hazelcast.newHazelcastInstance(config);
 
     ClientConfig clientConfig = new ClientConfig().setClusterName(cluster)
@@ -128,18 +131,11 @@ public class ChunkedValuesToClientsTest {
       map.set("k", value);
     }
     long perPut = (memberAllocatedBytes() - beforePut) / ROUNDS;
-    // Not asserted: a client's value still arrives as one array (ClientMessageReader) and is then
-    // copied into chunks, so a put allocates about twice the value (issue 21, point 5).
     System.out.println("[ChunkedValuesToClientsTest] member bytes allocated per client set of a "
         + VALUE_BYTES + "-byte value: " + perPut);
 
     // The member holds it in chunks (patch 0006 and the module's ChunkSize).
-    NodeEngineImpl nodeEngine = Accessors.getNodeEngineImpl(member);
-    MapServiceContext context = nodeEngine.<MapService>getService(MapService.SERVICE_NAME)
-        .getMapServiceContext();
-    int partition = nodeEngine.getPartitionService().getPartitionId("k");
-    RecordStore<?> store = context.getExistingRecordStore(partition, "values");
-    Object stored = store.getRecord(nodeEngine.getSerializationService().toData("k")).getValue();
+    Object stored = storedValue("values", "k");
     assertTrue("stored as " + stored.getClass().getName(), stored instanceof ChunkedData);
 
     long bound = VALUE_BYTES / 4;
@@ -169,6 +165,73 @@ public class ChunkedValuesToClientsTest {
     assertTrue("the member allocated " + perProcessing + " bytes per entry processor reading a "
         + VALUE_BYTES + "-byte byte[]: expected below 1.5 x the value (the result, without a"
         + " temporary copy of the whole payload)", perProcessing < VALUE_BYTES * 3L / 2);
+  }
+
+  @Test
+  public void clientWrites_ofLargeValues_areReadIntoTheChunksOfTheirStoredCopies() {
+    byte[] value = new byte[VALUE_BYTES];
+    new Random(22).nextBytes(value);
+    IMap<String, byte[]> map = client.getMap("values");
+    map.set("warm-up", value);
+
+    // Patch 0011: the value frame is read straight into the chunks the record keeps, so a write
+    // allocates the value once on the member. Read into one array and then copied into chunks
+    // (revision 8 and earlier), it allocated twice the value.
+    Map<String, Runnable> writes = new LinkedHashMap<>();
+    writes.put("set", () -> map.set("k", value));
+    writes.put("put", () -> map.put("k", value));
+    writes.put("replace", () -> map.replace("k", value));
+    writes.put("replace(k, old, new)", () -> map.replace("k", value, value));
+    writes.put("putAll of one entry", () -> map.putAll(Collections.singletonMap("k", value)));
+    for (Map.Entry<String, Runnable> write : writes.entrySet()) {
+      write.getValue().run();
+      long before = memberAllocatedBytes();
+      for (int i = 0; i < ROUNDS; i++) {
+        write.getValue().run();
+      }
+      long perWrite = (memberAllocatedBytes() - before) / ROUNDS;
+      System.out.println("[ChunkedValuesToClientsTest] member bytes allocated per client "
+          + write.getKey() + " of a " + VALUE_BYTES + "-byte value: " + perWrite);
+      String what = write.getKey();
+      // replace(k, old, new) sends the expected value too, read as one array (it is only compared).
+      long bound = what.startsWith("replace(") ? VALUE_BYTES * 9L / 4 : VALUE_BYTES * 5L / 4;
+      assertTrue("the member allocated " + perWrite + " bytes per client " + what + " of a "
+          + VALUE_BYTES + "-byte value: expected below " + bound + " (read into one array and"
+          + " then copied into chunks, a write allocates twice the value)", perWrite < bound);
+      assertArrayEquals(what, value, map.get("k"));
+      assertTrue(what + ": stored in chunks", storedValue("values", "k") instanceof ChunkedData);
+    }
+  }
+
+  @Test
+  public void valueFrameSink_onlyForValuesStoredInChunks_ofBinaryMaps() {
+    GcAwareEvictionProvider provider = (GcAwareEvictionProvider)
+        MapEvictionProviders.forNode(Accessors.getNodeEngineImpl(member));
+    long largestWhole = provider.chunking().largestWhole();
+
+    assertTrue(provider.valueFrameSink("values", (int) largestWhole + 1) != null);
+    assertTrue("a value stored as one array", provider.valueFrameSink("values", (int) largestWhole) == null);
+    assertTrue("an OBJECT map deserializes its values",
+        provider.valueFrameSink("objects", VALUE_BYTES) == null);
+
+    // The OBJECT map's write is read as one array and stored as the object.
+    byte[] value = new byte[VALUE_BYTES];
+    new Random(23).nextBytes(value);
+    IMap<String, byte[]> objects = client.getMap("objects");
+    objects.set("k", value);
+    assertArrayEquals(value, objects.get("k"));
+    Object stored = storedValue("objects", "k");
+    assertTrue("stored as " + stored.getClass().getName(), stored instanceof byte[]);
+    assertArrayEquals(value, (byte[]) stored);
+  }
+
+  private Object storedValue(String mapName, String key) {
+    NodeEngineImpl nodeEngine = Accessors.getNodeEngineImpl(member);
+    MapServiceContext context = nodeEngine.<MapService>getService(MapService.SERVICE_NAME)
+        .getMapServiceContext();
+    int partition = nodeEngine.getPartitionService().getPartitionId(key);
+    RecordStore<?> store = context.getExistingRecordStore(partition, mapName);
+    return store.getRecord(nodeEngine.getSerializationService().toData(key)).getValue();
   }
 
   /** Reads the value on the member and returns its length. */
