@@ -41,9 +41,10 @@ import org.junit.Test;
  * the very bytes that were put; an entry processor reading the byte[] allocates its result but no
  * temporary copy of the whole payload. A client's write of a large value to a BINARY map is read
  * straight into the chunks of its stored copy (patch 0011): the member allocates it once. A real
- * member and a real client over TCP, in this JVM; the member's allocation is the sum of {@code ThreadMXBean#getThreadAllocatedBytes} over the
- * threads named after the member's instance (the client's threads, which do allocate the value
- * when they read it, are named after the client's).
+ * member and a real client over TCP, in this JVM; the member's allocation is the sum of
+ * {@code ThreadMXBean#getThreadAllocatedBytes} over the threads named after the member's instance
+ * (the client's threads, which do allocate the value when they read it, are named after the
+ * client's).
  */
 public class ChunkedValuesToClientsTest {
   private static final int VALUE_BYTES = 5 << 20;
