@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 
 /**
  * Reads a client's value frame straight into the chunks of its stored copy (custom jars of
- * revision 9 on, 5.7.0 line: {@code MapEvictionProvider#valueFrameSink}), so the frame never
+ * revision 9 on, both lines: {@code MapEvictionProvider#valueFrameSink}), so the frame never
  * becomes one array of its size on the member, and {@link ChunkSize#storedCopy} then keeps the
  * {@link ChunkedData} it builds as it is. Loaded only by a jar that has {@link DataFrameSink}.
  */

@@ -160,8 +160,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
   /**
    * The copy of a BINARY value the record store keeps (called by the custom jar wherever a
    * record's value is set, and once before the MapStore on an owner's put): chunked when it is
-   * larger than the collector takes as one array. No {@code @Override}: the 5.3.8 line's hook
-   * has no such method, and this jar runs on both.
+   * larger than the collector takes as one array (custom jars of revision 4 on, both lines). No
+   * {@code @Override}: an older hook has no such method, and this jar runs on it.
    */
   public Data storedValue(Data value) {
     return chunking.storedCopy(value);
@@ -169,7 +169,7 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
 
   /**
    * Where a client's value for a BINARY map is read as it arrives (called by the custom jar of
-   * revision 9 on, 5.7.0 line, on the member's I/O threads): straight into the chunks of its
+   * revision 9 on, both lines, on the member's I/O threads): straight into the chunks of its
    * stored copy when {@link #storedValue} would chunk it, so the member never holds it as one
    * array; {@code null} (one array, as stock) otherwise, and for other in-memory formats, which
    * deserialize the value rather than store it. No {@code @Override}: an older hook has no such
