@@ -102,7 +102,9 @@ public final class GcAwareEvictionConfig {
           + " older jar stores one array whatever this says). auto: a value the collector would"
           + " round as one array (G1: above half a region) is stored in pieces below that size,"
           + " modelled and counted as such; off: one array, as stock; a number N: every value above"
-          + " N bytes in N-byte pieces (for tests).");
+          + " N bytes in N-byte pieces (for tests). With custom jars of revision 9 or later a"
+          + " client's value to store (put, set, putAll and their kin) that a BINARY map keeps in"
+          + " pieces is read into them as it arrives instead of into one array first.");
 
   public static final Setting INFLIGHT_HEAP_PERCENT = add(
       "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",
@@ -112,7 +114,9 @@ public final class GcAwareEvictionConfig {
           + " the merge goes on with its other batches). A value of S serialized bytes is"
           + " counted as (3 + 2 x backups) x S,"
           + " one S more with two or more backups: it arrives as one array (and is copied out of"
-          + " a member's packet), is copied into the stored record, and goes to each backup as"
+          + " a member's packet; a client's value that a BINARY map chunks is read into its stored"
+          + " chunks since revision 9, still counted so: the owner cannot tell it from a forwarded"
+          + " one), is copied into the stored record, and goes to each backup as"
           + " one serialized packet, copied out on the backup. The values of one partition's"
           + " putAll or merge batch count together, as they travel together, and so do those a"
           + " multi-key entry processor computes for one partition with an offloaded MapStore"
