@@ -214,6 +214,12 @@ public class ChunkedValuesToClientsTest {
     assertTrue("a value stored as one array", provider.valueFrameSink("values", (int) largestWhole) == null);
     assertTrue("an OBJECT map deserializes its values",
         provider.valueFrameSink("objects", VALUE_BYTES) == null);
+    // A name with a partition key ("map@key", as a client's proxy of getMap("values@k") sends it)
+    // has the config of its base name, as its map container does.
+    assertTrue("values@k: the BINARY map's config",
+        provider.valueFrameSink("values@k", VALUE_BYTES) != null);
+    assertTrue("objects@k: the OBJECT map's config",
+        provider.valueFrameSink("objects@k", VALUE_BYTES) == null);
 
     // The OBJECT map's write is read as one array and stored as the object.
     byte[] value = new byte[VALUE_BYTES];
