@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
  * Reads a client's value frame straight into the chunks of its stored copy (custom jars of
  * revision 9 on, both lines: {@code MapEvictionProvider#valueFrameSink}), so the frame never
  * becomes one array of its size on the member, and {@link ChunkSize#storedCopy} then keeps the
- * {@link ChunkedData} it builds as it is. Loaded only by a jar that has {@link DataFrameSink}.
+ * {@link ChunkedData} it builds as it is; a value the map only compares (revision 10 on) is
+ * compared in chunks. Loaded only by a jar that has {@link DataFrameSink}.
  */
 public final class ChunkedFrameSink implements DataFrameSink {
   private final ChunkedDataBuilder builder;

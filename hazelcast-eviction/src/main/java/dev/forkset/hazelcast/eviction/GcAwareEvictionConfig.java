@@ -104,7 +104,9 @@ public final class GcAwareEvictionConfig {
           + " modelled and counted as such; off: one array, as stock; a number N: every value above"
           + " N bytes in N-byte pieces (for tests). With custom jars of revision 9 or later a"
           + " client's value to store (put, set, putAll and their kin) that a BINARY map keeps in"
-          + " pieces is read into them as it arrives instead of into one array first.");
+          + " pieces is read into them as it arrives instead of into one array first; with"
+          + " revision 10 or later so is a value of the size it keeps in pieces that the map only"
+          + " compares (replace(key, old, new), remove(key, value), containsValue).");
 
   public static final Setting INFLIGHT_HEAP_PERCENT = add(
       "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",

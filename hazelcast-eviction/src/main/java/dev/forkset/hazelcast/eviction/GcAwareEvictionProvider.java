@@ -172,8 +172,11 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
    * revision 9 on, both lines, on the member's I/O threads): straight into the chunks of its
    * stored copy when {@link #storedValue} would chunk it, so the member never holds it as one
    * array; {@code null} (one array, as stock) otherwise, and for other in-memory formats, which
-   * deserialize the value rather than store it. No {@code @Override}: an older hook has no such
-   * method, and this jar runs on it.
+   * deserialize the value rather than store it. From revision 10 on the values the map only
+   * compares with its stored ones (replace(k, old, new)'s old, remove(k, v)'s, containsValue's)
+   * come here too and are read into chunks alike: a {@code ChunkedData} equals the stored value
+   * of the same bytes in either layout. No {@code @Override}: an older hook has no such method,
+   * and this jar runs on it.
    */
   public DataFrameSink valueFrameSink(String mapName, int size) {
     if (!chunking.chunks(size)

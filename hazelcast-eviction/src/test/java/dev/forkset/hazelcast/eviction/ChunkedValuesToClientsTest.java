@@ -2,6 +2,8 @@ package dev.forkset.hazelcast.eviction;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import com.hazelcast.client.HazelcastClient;
@@ -22,6 +24,7 @@ import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.test.Accessors;
 import dev.forkset.hazelcast.chunked.ChunkedData;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -40,7 +43,9 @@ import org.junit.Test;
  * (before the patch each response built one array of the whole value), and the client receives
  * the very bytes that were put; an entry processor reading the byte[] allocates its result but no
  * temporary copy of the whole payload. A client's write of a large value to a BINARY map is read
- * straight into the chunks of its stored copy (patch 0011): the member allocates it once. A real
+ * straight into the chunks of its stored copy (patch 0011): the member allocates it once; the
+ * values a client's replace(k, old, new), remove(k, v) and containsValue compare arrive in chunks
+ * too and compare byte for byte with the stored chunks. A real
  * member and a real client over TCP, in this JVM; the member's allocation is the sum of
  * {@code ThreadMXBean#getThreadAllocatedBytes} over the threads named after the member's instance
  * (the client's threads, which do allocate the value when they read it, are named after the
@@ -194,7 +199,8 @@ public class ChunkedValuesToClientsTest {
       System.out.println("[ChunkedValuesToClientsTest] member bytes allocated per client "
           + write.getKey() + " of a " + VALUE_BYTES + "-byte value: " + perWrite);
       String what = write.getKey();
-      // replace(k, old, new) sends the expected value too, read as one array (it is only compared).
+      // replace(k, old, new) sends the expected value too: read into chunks as well (revision
+      // 10), compared and dropped, the value's size once more.
       long bound = what.startsWith("replace(") ? VALUE_BYTES * 9L / 4 : VALUE_BYTES * 5L / 4;
       assertTrue("the member allocated " + perWrite + " bytes per client " + what + " of a "
           + VALUE_BYTES + "-byte value: expected below " + bound + " (read into one array and"
@@ -202,6 +208,37 @@ public class ChunkedValuesToClientsTest {
       assertArrayEquals(what, value, map.get("k"));
       assertTrue(what + ": stored in chunks", storedValue("values", "k") instanceof ChunkedData);
     }
+  }
+
+  @Test
+  public void clientComparisons_ofChunkedValues_compareTheirBytes() {
+    byte[] value = new byte[VALUE_BYTES];
+    new Random(24).nextBytes(value);
+    byte[] lastByteDiffers = value.clone();
+    lastByteDiffers[VALUE_BYTES - 1] ^= 1;
+    byte[] firstChunkDiffers = value.clone();
+    firstChunkDiffers[100] ^= 1;
+    byte[] shorter = Arrays.copyOf(value, VALUE_BYTES - 1);
+    IMap<String, byte[]> map = client.getMap("values");
+    map.set("k", value);
+
+    // The compared values arrive in chunks (patch 0011, revision 10) and the stored one is in
+    // chunks: equal only byte for byte, wherever the bytes differ.
+    for (byte[] different : new byte[][] {lastByteDiffers, firstChunkDiffers, shorter}) {
+      assertFalse(map.replace("k", different, value));
+      assertFalse(map.remove("k", different));
+      assertFalse(map.containsValue(different));
+    }
+    assertArrayEquals("left as it was", value, map.get("k"));
+    assertTrue(map.containsValue(value));
+
+    assertTrue(map.replace("k", value, lastByteDiffers));
+    assertArrayEquals(lastByteDiffers, map.get("k"));
+    assertTrue("stored in chunks", storedValue("values", "k") instanceof ChunkedData);
+    assertFalse("the value replaced", map.remove("k", value));
+    assertTrue(map.remove("k", lastByteDiffers));
+    assertNull(map.get("k"));
+    assertFalse(map.containsValue(lastByteDiffers));
   }
 
   @Test
