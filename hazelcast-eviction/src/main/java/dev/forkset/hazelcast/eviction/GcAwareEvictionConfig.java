@@ -105,8 +105,9 @@ public final class GcAwareEvictionConfig {
           + " N bytes in N-byte pieces (for tests). With custom jars of revision 9 or later a"
           + " client's value to store (put, set, putAll and their kin) that a BINARY map keeps in"
           + " pieces is read into them as it arrives instead of into one array first; with"
-          + " revision 10 or later so is a value of the size it keeps in pieces that the map only"
-          + " compares (replace(key, old, new), remove(key, value), containsValue).");
+          + " revision 10 or later so are a value of that size that the map only compares"
+          + " (replace(key, old, new), remove(key, value), containsValue) and a client's"
+          + " transactional writes.");
 
   public static final Setting INFLIGHT_HEAP_PERCENT = add(
       "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",

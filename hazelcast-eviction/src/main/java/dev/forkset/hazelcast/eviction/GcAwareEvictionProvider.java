@@ -174,7 +174,8 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
    * array; {@code null} (one array, as stock) otherwise, and for other in-memory formats, which
    * deserialize the value rather than store it. From revision 10 on the values the map only
    * compares with its stored ones (replace(k, old, new)'s old, remove(k, v)'s, containsValue's)
-   * come here too and are read into chunks alike: a {@code ChunkedData} equals the stored value
+   * and the values of a client's transactional writes come here too and are read into chunks
+   * alike: a {@code ChunkedData} equals the stored value
    * of the same bytes in either layout. No {@code @Override}: an older hook has no such method,
    * and this jar runs on it.
    */

@@ -22,6 +22,8 @@ import com.hazelcast.map.impl.eviction.MapEvictionProviders;
 import com.hazelcast.map.impl.recordstore.RecordStore;
 import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.test.Accessors;
+import com.hazelcast.transaction.TransactionContext;
+import com.hazelcast.transaction.TransactionalMap;
 import dev.forkset.hazelcast.chunked.ChunkedData;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
@@ -189,6 +191,13 @@ public class ChunkedValuesToClientsTest {
     writes.put("replace", () -> map.replace("k", value));
     writes.put("replace(k, old, new)", () -> map.replace("k", value, value));
     writes.put("putAll of one entry", () -> map.putAll(Collections.singletonMap("k", value)));
+    // Its value frame too since revision 10; stored when the transaction commits.
+    writes.put("transactional set", () -> {
+      TransactionContext transaction = client.newTransactionContext();
+      transaction.beginTransaction();
+      transaction.<String, byte[]>getMap("values").set("k", value);
+      transaction.commitTransaction();
+    });
     for (Map.Entry<String, Runnable> write : writes.entrySet()) {
       write.getValue().run();
       long before = memberAllocatedBytes();
@@ -231,6 +240,16 @@ public class ChunkedValuesToClientsTest {
     }
     assertArrayEquals("left as it was", value, map.get("k"));
     assertTrue(map.containsValue(value));
+
+    TransactionContext transaction = client.newTransactionContext();
+    transaction.beginTransaction();
+    TransactionalMap<String, byte[]> transactional = transaction.getMap("values");
+    for (byte[] different : new byte[][] {lastByteDiffers, firstChunkDiffers, shorter}) {
+      assertFalse(transactional.replace("k", different, value));
+      assertFalse(transactional.remove("k", different));
+    }
+    transaction.commitTransaction();
+    assertArrayEquals("left as it was by the transaction", value, map.get("k"));
 
     assertTrue(map.replace("k", value, lastByteDiffers));
     assertArrayEquals(lastByteDiffers, map.get("k"));
