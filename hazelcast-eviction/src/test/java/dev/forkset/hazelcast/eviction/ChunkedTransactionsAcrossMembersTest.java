@@ -38,7 +38,10 @@ import org.junit.Test;
  * logs a write of the other member's key as an operation it sends there at commit (the chunked
  * value serialized into the packet), a TWO_PHASE transaction first replicates its log to the other
  * member, and the transaction reads its own uncommitted values back to the client; the stored
- * copies and their backups hold the very bytes, in chunks; a rollback stores nothing.
+ * copies and their backups hold the very bytes, in chunks; replace(k, old, new) and remove(k, v)
+ * of keys the transaction has not written compare the value the sink read with the owner's (its
+ * stored chunks on the member that runs the transaction, a HeapData from the other's response);
+ * a rollback stores nothing.
  */
 public class ChunkedTransactionsAcrossMembersTest {
   private static final int CHUNK = 65_536;
@@ -139,6 +142,32 @@ public class ChunkedTransactionsAcrossMembersTest {
           assertArrayEquals(type + ": the bytes put", second,
               Accessors.getNodeEngineImpl(member).getSerializationService().toObject(stored));
         }
+      }
+
+      // Without an earlier write of the key in the transaction, the expected value (read by the
+      // sink) is compared with the owner's: the stored chunks on this member, a HeapData read out
+      // of the owner's response from the other.
+      TransactionContext compared = client.newTransactionContext(
+          new TransactionOptions().setTransactionType(type).setDurability(1));
+      compared.beginTransaction();
+      TransactionalMap<String, byte[]> comparing = compared.getMap("values");
+      for (String key : keys) {
+        assertFalse(type + ": replace, a different expected value", comparing.replace(key, first, first));
+        assertFalse(type + ": remove, a different value", comparing.remove(key, first));
+        assertTrue(type + ": replace, the stored value", comparing.replace(key, second, first));
+      }
+      compared.commitTransaction();
+      compared = client.newTransactionContext(
+          new TransactionOptions().setTransactionType(type).setDurability(1));
+      compared.beginTransaction();
+      comparing = compared.getMap("values");
+      for (String key : keys) {
+        assertTrue(type + ": remove, the stored value", comparing.remove(key, first));
+      }
+      compared.commitTransaction();
+      for (String key : keys) {
+        assertFalse(type + ": removed", map.containsKey(key));
+        map.set(key, second);
       }
 
       TransactionContext rolledBack = client.newTransactionContext(
