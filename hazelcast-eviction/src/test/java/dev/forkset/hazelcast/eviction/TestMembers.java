@@ -3,6 +3,7 @@ package dev.forkset.hazelcast.eviction;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
@@ -51,6 +52,20 @@ final class TestMembers {
    */
   static Config withoutTimeCap(Config config) {
     config.setProperty(GcAwareEvictionConfig.MAX_MICROS.name, "60000000");
+    return config;
+  }
+
+  /**
+   * Real TCP on 127.0.0.1 from {@code port} up (the next free port is taken), members joining
+   * by TCP/IP only: clients connect over sockets, as a client's requests reach a member in
+   * production, and clusters of tests that run at once stay apart by their cluster names.
+   */
+  static Config overTcp(Config config, int port) {
+    config.getNetworkConfig().setPort(port).setPortAutoIncrement(true);
+    JoinConfig join = config.getNetworkConfig().getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    join.getTcpIpConfig().setEnabled(true).addMember("127.0.0.1");
     return config;
   }
 
