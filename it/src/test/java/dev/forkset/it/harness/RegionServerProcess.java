@@ -532,10 +532,20 @@ public final class RegionServerProcess implements AutoCloseable {
     }
   }
 
+  // A free port below Linux's default ephemeral range (32768-60999): the child binds it only
+  // seconds later, and a port the OS handed out as ephemeral (new ServerSocket(0)) can be taken
+  // meanwhile by any outgoing connection of the minicluster (HDFS, ZooKeeper), which failed a
+  // RegionServer's start with "bind(..) failed: Address already in use".
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return port;
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("No free loopback port found between 20000 and 32000");
   }
 
   /**
