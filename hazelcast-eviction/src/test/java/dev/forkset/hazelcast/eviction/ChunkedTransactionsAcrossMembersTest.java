@@ -12,10 +12,6 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import com.hazelcast.map.impl.MapService;
-import com.hazelcast.map.impl.MapServiceContext;
-import com.hazelcast.map.impl.recordstore.RecordStore;
-import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.test.Accessors;
 import com.hazelcast.test.HazelcastTestSupport;
 import com.hazelcast.transaction.TransactionContext;
@@ -100,15 +96,6 @@ public class ChunkedTransactionsAcrossMembersTest {
     throw new AssertionError("no key of 10000 is owned by " + local);
   }
 
-  private static Object record(HazelcastInstance member, String mapName, String key) {
-    NodeEngineImpl nodeEngine = Accessors.getNodeEngineImpl(member);
-    MapServiceContext context = nodeEngine.<MapService>getService(MapService.SERVICE_NAME)
-        .getMapServiceContext();
-    int partition = nodeEngine.getPartitionService().getPartitionId(key);
-    RecordStore<?> store = context.getExistingRecordStore(partition, mapName);
-    return store.getRecord(nodeEngine.getSerializationService().toData(key)).getValue();
-  }
-
   @Test
   public void transactionalWrites_ofEitherMembersKeys_storeTheirBytesInChunks_onOwnerAndBackup() {
     String[] keys = {keyOwnedBy(members.get(0)), keyOwnedBy(members.get(1))};
@@ -131,7 +118,7 @@ public class ChunkedTransactionsAcrossMembersTest {
       for (String key : keys) {
         assertArrayEquals(type + ": committed", second, map.get(key));
         for (HazelcastInstance member : members) {
-          Object stored = record(member, "values", key);
+          Object stored = TestMembers.storedValue(member, "values", key);
           assertTrue(type + ": stored in chunks on every replica, was " + stored.getClass(),
               stored instanceof ChunkedData);
           assertArrayEquals(type + ": the bytes put", second,

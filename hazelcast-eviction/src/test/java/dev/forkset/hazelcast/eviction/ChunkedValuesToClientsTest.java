@@ -15,11 +15,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
-import com.hazelcast.map.impl.MapService;
-import com.hazelcast.map.impl.MapServiceContext;
 import com.hazelcast.map.impl.eviction.MapEvictionProviders;
-import com.hazelcast.map.impl.recordstore.RecordStore;
-import com.hazelcast.spi.impl.NodeEngineImpl;
 import com.hazelcast.test.Accessors;
 import com.hazelcast.transaction.TransactionContext;
 import com.hazelcast.transaction.TransactionalMap;
@@ -138,7 +134,7 @@ public class ChunkedValuesToClientsTest {
         + VALUE_BYTES + "-byte value: " + perPut);
 
     // The member holds it in chunks (patch 0006 and the module's ChunkSize).
-    Object stored = storedValue("values", "k");
+    Object stored = TestMembers.storedValue(member, "values", "k");
     assertTrue("stored as " + stored.getClass().getName(), stored instanceof ChunkedData);
 
     long bound = VALUE_BYTES / 4;
@@ -210,7 +206,7 @@ public class ChunkedValuesToClientsTest {
           + VALUE_BYTES + "-byte value: expected below " + bound + " (read into one array and"
           + " then copied into chunks, a write allocates twice the value)", perWrite < bound);
       assertArrayEquals(what, value, map.get("k"));
-      assertTrue(what + ": stored in chunks", storedValue("values", "k") instanceof ChunkedData);
+      assertTrue(what + ": stored in chunks", TestMembers.storedValue(member, "values", "k") instanceof ChunkedData);
     }
   }
 
@@ -248,7 +244,7 @@ public class ChunkedValuesToClientsTest {
 
     assertTrue(map.replace("k", value, lastByteDiffers));
     assertArrayEquals(lastByteDiffers, map.get("k"));
-    assertTrue("stored in chunks", storedValue("values", "k") instanceof ChunkedData);
+    assertTrue("stored in chunks", TestMembers.storedValue(member, "values", "k") instanceof ChunkedData);
     assertFalse("the value replaced", map.remove("k", value));
     assertTrue(map.remove("k", lastByteDiffers));
     assertNull(map.get("k"));
@@ -278,18 +274,9 @@ public class ChunkedValuesToClientsTest {
     IMap<String, byte[]> objects = client.getMap("objects");
     objects.set("k", value);
     assertArrayEquals(value, objects.get("k"));
-    Object stored = storedValue("objects", "k");
+    Object stored = TestMembers.storedValue(member, "objects", "k");
     assertTrue("stored as " + stored.getClass().getName(), stored instanceof byte[]);
     assertArrayEquals(value, (byte[]) stored);
-  }
-
-  private Object storedValue(String mapName, String key) {
-    NodeEngineImpl nodeEngine = Accessors.getNodeEngineImpl(member);
-    MapServiceContext context = nodeEngine.<MapService>getService(MapService.SERVICE_NAME)
-        .getMapServiceContext();
-    int partition = nodeEngine.getPartitionService().getPartitionId(key);
-    RecordStore<?> store = context.getExistingRecordStore(partition, mapName);
-    return store.getRecord(nodeEngine.getSerializationService().toData(key)).getValue();
   }
 
   /** Reads the value on the member and returns its length. */

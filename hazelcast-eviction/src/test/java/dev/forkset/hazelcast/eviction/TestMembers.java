@@ -124,6 +124,12 @@ final class TestMembers {
     return mapServiceContext(member).getExistingRecordStore(partitionId, map);
   }
 
+  /** The value {@code member}'s record of {@code key} holds (its replica, owner or backup). */
+  static Object storedValue(HazelcastInstance member, String map, Object key) {
+    RecordStore<?> store = store(member, map, partitionId(member, key));
+    return store.getRecord(nodeEngine(member).getSerializationService().toData(key)).getValue();
+  }
+
   /** Sum of the record stores' cost estimates of a map on a member (primary and backup). */
   static long cost(HazelcastInstance member, String map) {
     return provider(member).metrics().mapCost(map);
