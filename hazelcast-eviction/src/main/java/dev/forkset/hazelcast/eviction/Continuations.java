@@ -47,7 +47,10 @@ final class Continuations {
     return true;
   }
 
-  /** Asks every partition thread but {@code from} for a pass; returns how many were asked. */
+  /**
+   * Asks every partition thread but {@code from} (every one for -1) for a pass; returns how many
+   * were asked.
+   */
   int handOver(int from) {
     int asked = 0;
     for (int t = 0; t < threads; t++) {

@@ -1,5 +1,6 @@
 package dev.forkset.hazelcast.eviction;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -21,9 +22,16 @@ import java.util.function.LongSupplier;
  *       overshoot instead of each freeing all of it: before it evicts an entry a thread reserves
  *       the entry's cost, and it may do so only while the map, less what the others are already
  *       evicting, is above the target. The reservations are read before the sum, so a thread
- *       that sees an eviction's release also sees the eviction: at worst it stops early, and the
- *       next operation continues. Together the threads free the overshoot plus at most one
- *       entry.</li>
+ *       that sees an eviction's release also sees the eviction: at worst it stops early.
+ *       Together the threads free the overshoot plus at most one entry.</li>
+ *   <li>Stopping early is a doubt, not an answer: a thread that reads an eviction after its
+ *       entry left the total but before its release counts it twice, and finds the map within
+ *       the target while it is not. The evicting thread goes on only while its own pass wants
+ *       to; once that pass ends (its own target met, or its partitions have nothing more to
+ *       evict), nobody would free the rest until the next write. So every "not above" answered
+ *       while evictions were in flight is remembered, and the pass that ends with none in
+ *       flight {@link #settleDoubt takes} it and checks again on the exact total (in
+ *       {@code SizeProportionalEvictor}).</li>
  *   <li>A record store whose estimator is not the map's own (an OBJECT map's, or one a test put
  *       in place with {@code DefaultRecordStore#setSizeEstimator}) adds nothing here. The evictor
  *       then switches the footprint to {@link #measureBy measuring} the record stores' sum on
@@ -34,6 +42,8 @@ import java.util.function.LongSupplier;
 final class MapFootprint {
   private final LongAdder used = new LongAdder();
   private final AtomicLong evicting = new AtomicLong();
+  /** A "not above" was answered while evictions were in flight (note 3). */
+  private final AtomicBoolean doubt = new AtomicBoolean();
   private volatile LongSupplier measure;
 
   /** Called by the map's estimators with every change of their estimate. */
@@ -78,7 +88,11 @@ final class MapFootprint {
   /** True while the map, less what is being evicted now, is above {@code target}. */
   boolean above(long target) {
     long inFlight = evicting.get();
-    return used() - inFlight > target;
+    if (used() - inFlight > target) {
+      return true;
+    }
+    doubtIfInFlight(inFlight);
+    return false;
   }
 
   /**
@@ -90,6 +104,7 @@ final class MapFootprint {
     for (;;) {
       long inFlight = evicting.get();
       if (used() - inFlight <= target) {
+        doubtIfInFlight(inFlight);
         return false;
       }
       if (evicting.compareAndSet(inFlight, inFlight + cost)) {
@@ -100,6 +115,22 @@ final class MapFootprint {
 
   void release(long cost) {
     evicting.addAndGet(-cost);
+  }
+
+  private void doubtIfInFlight(long inFlight) {
+    if (inFlight != 0) {
+      doubt.set(true);
+    }
+  }
+
+  /**
+   * True, for one caller, when a "not above" answered while evictions were in flight may have
+   * been wrong and no eviction is in flight now: the caller checks the map again (note 3). Every
+   * pass that reserves calls this once it has released all it reserved, so the last of them to
+   * end takes the doubt; a reservation made after that is checked by its own pass.
+   */
+  boolean settleDoubt() {
+    return evicting.get() == 0 && doubt.getAndSet(false);
   }
 
   @Override

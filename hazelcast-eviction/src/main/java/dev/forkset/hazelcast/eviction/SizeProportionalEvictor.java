@@ -527,6 +527,13 @@ public final class SizeProportionalEvictor implements Evictor {
         && threads.count() > 1 && footprint.above(target)) {
       metrics.continuations.add(continuations.handOver(thread));
     }
+    // A pass that stopped on an eviction in flight left the rest to a pass that may have run
+    // dry since (MapFootprint, note 3): the last pass to end checks the exact total again and
+    // asks every thread for a pass if the map is still over. Another round needs another such
+    // stop, so evictions happened: it ends.
+    if (footprint.settleDoubt() && overshootToFree(footprint.used(), recordLimit()) > 0) {
+      metrics.continuations.add(continuations.handOver(-1));
+    }
   }
 
   /**

@@ -53,6 +53,35 @@ public class MapFootprintTest {
   }
 
   /**
+   * An eviction whose entry has left the total but whose reservation is not released yet is
+   * counted twice: "not above" is then a doubt, which the last pass to end settles.
+   */
+  @Test
+  public void settleDoubt_notAboveWhileAnEvictionIsInFlight_isTakenOnceNothingIsInFlight() {
+    MapFootprint footprint = new MapFootprint();
+    footprint.add(110);
+    assertTrue(footprint.reserve(20, 100));
+    footprint.add(-20); // the entry is gone, its 20 still reserved
+    footprint.add(15); // a write: 105, really 5 over
+    assertFalse("the eviction in flight counted twice", footprint.reserve(10, 100));
+    assertFalse(footprint.above(100));
+    assertFalse("an eviction is still in flight", footprint.settleDoubt());
+    footprint.release(20);
+    assertTrue(footprint.settleDoubt());
+    assertTrue("the exact total is over", footprint.above(100));
+    assertFalse("taken once", footprint.settleDoubt());
+  }
+
+  @Test
+  public void settleDoubt_notAboveWithNothingInFlight_isNoDoubt() {
+    MapFootprint footprint = new MapFootprint();
+    footprint.add(90);
+    assertFalse(footprint.above(100));
+    assertFalse(footprint.reserve(5, 100));
+    assertFalse(footprint.settleDoubt());
+  }
+
+  /**
    * Sixteen threads evict at once from the same overshoot, each as fast as it can: together
    * they free the overshoot plus at most one entry, never once each.
    */

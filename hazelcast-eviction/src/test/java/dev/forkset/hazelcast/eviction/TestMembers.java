@@ -186,6 +186,22 @@ final class TestMembers {
     }
   }
 
+  /**
+   * Waits until the partition thread of {@code partitionId} has run what it had queued or was
+   * running, as one round of {@link #drainPartitionThreads} does for every thread: for a test
+   * that holds another partition thread on purpose.
+   */
+  static void drainPartitionThreadOf(HazelcastInstance member, int partitionId)
+      throws InterruptedException {
+    CountDownLatch ran = new CountDownLatch(1);
+    ((OperationServiceImpl) nodeEngine(member).getOperationService())
+        .execute(new CountDown(partitionId, ran));
+    if (!ran.await(60, TimeUnit.SECONDS)) {
+      throw new AssertionError("the partition thread of partition " + partitionId + " of "
+          + member.getName() + " did not reach the task within 60 s");
+    }
+  }
+
   /** Counts a latch down on the partition thread of {@code partitionId}. */
   private static final class CountDown implements PartitionSpecificRunnable {
     private final int partitionId;
