@@ -31,7 +31,8 @@ import org.apache.maven.project.MavenProject;
  * {@code upstream.tests.failIfNone} (false when {@code -Dtest} narrowed the list: a pattern of the
  * list may then name a class that does not exist, as a user's pattern may). No
  * pom may declare them: Maven replaces a pom's own properties in the plugin configuration before
- * any goal runs, so the executions would never see these values.
+ * any goal runs, so the executions would never see these values. A second list (tests run again
+ * with other settings) sets the same properties under a prefix of its own ({@link #properties}).
  *
  * <p>Implementation notes:
  * <ol>
@@ -65,6 +66,14 @@ public class UpstreamTestsMojo extends AbstractMojo {
   /** Whose entries: a module's artifactId, or {@code *} for every entry. */
   @Parameter(defaultValue = "${project.artifactId}", required = true)
   private String module;
+
+  /**
+   * The prefix of the properties this goal sets ({@code <prefix>}, {@code <prefix>.skip}, ...): a
+   * module that runs a second list, in a Surefire execution of its own with other settings,
+   * gives that list's execution of this goal another prefix.
+   */
+  @Parameter(defaultValue = "upstream.tests", required = true)
+  private String properties;
 
   /** The user's Surefire {@code -Dtest}, which narrows the list. */
   @Parameter(property = "test")
@@ -132,11 +141,11 @@ public class UpstreamTestsMojo extends AbstractMojo {
   @Override
   public void execute() throws MojoExecutionException, MojoFailureException {
     if (skipTests || skip) {
-      project.getProperties().setProperty("upstream.tests", "");
-      project.getProperties().setProperty("upstream.tests.skip", "true");
-      project.getProperties().setProperty("upstream.tests.failIfNone", "false");
-      project.getProperties().setProperty("upstream.tests.released", "");
-      project.getProperties().setProperty("upstream.tests.released.skip", "true");
+      project.getProperties().setProperty(properties, "");
+      project.getProperties().setProperty(properties + ".skip", "true");
+      project.getProperties().setProperty(properties + ".failIfNone", "false");
+      project.getProperties().setProperty(properties + ".released", "");
+      project.getProperties().setProperty(properties + ".released.skip", "true");
       return;
     }
     UpstreamTests all;
@@ -178,9 +187,9 @@ public class UpstreamTestsMojo extends AbstractMojo {
             + ": " + differing);
       }
     }
-    project.getProperties().setProperty("upstream.tests", UpstreamTests.surefireTest(selected));
-    project.getProperties().setProperty("upstream.tests.skip", Boolean.toString(why != null));
-    project.getProperties().setProperty("upstream.tests.failIfNone",
+    project.getProperties().setProperty(properties, UpstreamTests.surefireTest(selected));
+    project.getProperties().setProperty(properties + ".skip", Boolean.toString(why != null));
+    project.getProperties().setProperty(properties + ".failIfNone",
         Boolean.toString(test == null || test.trim().isEmpty()));
     if (why != null) {
       getLog().info("Upstream tests of " + list.getParentFile().getName() + " skipped: " + why);
@@ -195,10 +204,11 @@ public class UpstreamTestsMojo extends AbstractMojo {
    * tests jar and sets the properties of the Surefire execution that runs them.
    */
   private void released(UpstreamTests all) throws MojoExecutionException, MojoFailureException {
-    project.getProperties().setProperty("upstream.tests.released", "");
-    project.getProperties().setProperty("upstream.tests.released.skip", "true");
-    java.nio.file.Path dir = new File(project.getBuild().getDirectory(), "upstream-tests-released")
-        .toPath();
+    project.getProperties().setProperty(properties + ".released", "");
+    project.getProperties().setProperty(properties + ".released.skip", "true");
+    // target/upstream-tests-released for the default prefix; another list's run keeps apart
+    java.nio.file.Path dir = new File(project.getBuild().getDirectory(),
+        properties.replace('.', '-') + "-released").toPath();
     try {
       SeriesRepo.delete(dir);
       Files.createDirectories(dir);
@@ -261,9 +271,9 @@ public class UpstreamTestsMojo extends AbstractMojo {
     UpstreamTests released = all.released();
     List<UpstreamTests.Entry> selected = released.select(module, test,
         classes(Collections.singletonList(dir.toFile())));
-    project.getProperties().setProperty("upstream.tests.released",
+    project.getProperties().setProperty(properties + ".released",
         UpstreamTests.surefireTest(selected));
-    project.getProperties().setProperty("upstream.tests.released.skip",
+    project.getProperties().setProperty(properties + ".released.skip",
         Boolean.toString(selected.isEmpty()));
   }
 
