@@ -30,8 +30,8 @@ import java.util.function.LongSupplier;
  *       to; once that pass ends (its own target met, or its partitions have nothing more to
  *       evict), nobody would free the rest until the next write. So every "not above" answered
  *       while evictions were in flight is remembered, and the pass that ends with none in
- *       flight {@link #settleDoubt takes} it and checks again on the exact total (in
- *       {@code SizeProportionalEvictor}).</li>
+ *       flight {@link #settleDoubt takes} it and checks again on the exact total
+ *       ({@code SizeProportionalEvictor}, note 10).</li>
  *   <li>A record store whose estimator is not the map's own (an OBJECT map's, or one a test put
  *       in place with {@code DefaultRecordStore#setSizeEstimator}) adds nothing here. The evictor
  *       then switches the footprint to {@link #measureBy measuring} the record stores' sum on

@@ -125,6 +125,13 @@ public class UpstreamTestsMojo extends AbstractMojo {
   private boolean skipTests;
 
   /**
+   * {@code -Dmaven.test.skip}: the executions' own {@code skip} replaces Surefire's, which that
+   * property sets, so this goal skips them.
+   */
+  @Parameter(property = "maven.test.skip", defaultValue = "false")
+  private boolean mavenTestSkip;
+
+  /**
    * The folder of the lines, whose {@code upstream.sha256} files pin the upstream tests jars
    * this goal reads ({@link UpstreamArtifacts#verifyDependency}).
    */
@@ -140,7 +147,7 @@ public class UpstreamTestsMojo extends AbstractMojo {
 
   @Override
   public void execute() throws MojoExecutionException, MojoFailureException {
-    if (skipTests || skip) {
+    if (skipTests || mavenTestSkip || skip) {
       project.getProperties().setProperty(properties, "");
       project.getProperties().setProperty(properties + ".skip", "true");
       project.getProperties().setProperty(properties + ".failIfNone", "false");
@@ -191,11 +198,12 @@ public class UpstreamTestsMojo extends AbstractMojo {
     project.getProperties().setProperty(properties + ".skip", Boolean.toString(why != null));
     project.getProperties().setProperty(properties + ".failIfNone",
         Boolean.toString(test == null || test.trim().isEmpty()));
+    String named = list.getParentFile().getName() + "/" + list.getName();
     if (why != null) {
-      getLog().info("Upstream tests of " + list.getParentFile().getName() + " skipped: " + why);
+      getLog().info("Upstream tests of " + named + " skipped: " + why);
     } else {
-      getLog().info("Upstream tests of " + list.getParentFile().getName() + " for " + module
-          + ": " + UpstreamTests.surefireTest(selected));
+      getLog().info("Upstream tests of " + named + " for " + module + ": "
+          + UpstreamTests.surefireTest(selected));
     }
   }
 
