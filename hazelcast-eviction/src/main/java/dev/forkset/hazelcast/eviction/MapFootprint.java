@@ -118,7 +118,7 @@ final class MapFootprint {
   }
 
   private void doubtIfInFlight(long inFlight) {
-    if (inFlight != 0) {
+    if (inFlight != 0 && !doubt.get()) {
       doubt.set(true);
     }
   }
@@ -130,7 +130,8 @@ final class MapFootprint {
    * end takes the doubt; a reservation made after that is checked by its own pass.
    */
   boolean settleDoubt() {
-    return evicting.get() == 0 && doubt.getAndSet(false);
+    // read first: every pass of a map at its limit ends here, and most leave no doubt
+    return evicting.get() == 0 && doubt.get() && doubt.getAndSet(false);
   }
 
   @Override
