@@ -287,6 +287,15 @@ final class UpstreamTests {
    * let the list say more is run (or left out) than is.
    */
   List<String> problems(String module, TestClasses classes) {
+    return problems(module, classes, Collections.singletonList(classes));
+  }
+
+  /**
+   * The same, with each exclusion looked for in every one of {@code exclusionsIn} (none: not at
+   * all) and reported only if it names nothing in any: a list that serves the tests of several
+   * lines leaves out a method that only one of them has, such as a test the newer line added.
+   */
+  List<String> problems(String module, TestClasses classes, List<TestClasses> exclusionsIn) {
     List<String> out = new ArrayList<>();
     for (Entry e : entries) {
       if (!module.equals("*") && !module.equals(e.module)) {
@@ -305,26 +314,42 @@ final class UpstreamTests {
         }
       }
       for (String x : e.exclusions) {
-        int hash = x.indexOf('#');
-        String cls = hash < 0 ? x : x.substring(0, hash);
-        List<String> excluded = new ArrayList<>();
-        for (String simple : simples) {
-          if (glob(cls).matcher(simple).matches()) {
-            excluded.add(simple);
+        String problem = null;
+        for (TestClasses in : exclusionsIn) {
+          problem = exclusionProblem(e, x, in);
+          if (problem == null) {
+            break;
           }
         }
-        if (excluded.isEmpty()) {
-          out.add(e + ": the exclusion !" + x + " matches none of its classes");
-        } else if (hash >= 0) {
-          for (String m : x.substring(hash + 1).split("\\+")) {
-            if (!anyMethod(e, excluded, m, classes)) {
-              out.add(e + ": the exclusion !" + x + " names no method " + m);
-            }
-          }
+        if (problem != null) {
+          out.add(problem);
         }
       }
     }
     return out;
+  }
+
+  /** What is wrong with the entry's exclusion {@code x} in {@code classes}, or null. */
+  private static String exclusionProblem(Entry e, String x, TestClasses classes) {
+    int hash = x.indexOf('#');
+    String cls = hash < 0 ? x : x.substring(0, hash);
+    List<String> excluded = new ArrayList<>();
+    for (String simple : classes.simpleNames(e.packageName, e.simpleName)) {
+      if (glob(cls).matcher(simple).matches()) {
+        excluded.add(simple);
+      }
+    }
+    if (excluded.isEmpty()) {
+      return e + ": the exclusion !" + x + " matches none of its classes";
+    }
+    if (hash >= 0) {
+      for (String m : x.substring(hash + 1).split("\\+")) {
+        if (!anyMethod(e, excluded, m, classes)) {
+          return e + ": the exclusion !" + x + " names no method " + m;
+        }
+      }
+    }
+    return null;
   }
 
   /** Whether a method of one of the entry's classes {@code simples} matches the glob. */

@@ -36,9 +36,10 @@ import org.apache.maven.project.MavenProject;
  *
  * <p>Implementation notes:
  * <ol>
- *   <li>Every entry, method pattern and exclusion must name something in the module's test
- *       classes and tests jars (and {@code alsoIn}): Surefire runs a list of patterns as long as
- *       one matches, so a misspelt or renamed entry would otherwise drop out unnoticed.
+ *   <li>Every entry and method pattern must name something in the module's test classes and
+ *       tests jars, and in each of {@code alsoIn}; every exclusion in one of them at least (a
+ *       method only the newer line has is left out of both): Surefire runs a list of patterns as
+ *       long as one matches, so a misspelt or renamed entry would otherwise drop out unnoticed.
  *   <li>{@code -Dtest=...} narrows the list to the classes and methods it names, as it narrows a
  *       module's own tests, so one class or method runs alone the usual way ({@code ./mvnw
  *       verify -pl <module> -Dtest=TestHRegion#testFlush}); the two sets of patterns are
@@ -166,12 +167,17 @@ public class UpstreamTestsMojo extends AbstractMojo {
     released(all);
     UpstreamTests tests = all.from(null);
     TestClasses classes = classes(testClassLocations());
-    List<String> problems = new ArrayList<>(tests.problems(module, classes));
+    List<TestClasses> lines = new ArrayList<>();
+    lines.add(classes);
     if (alsoIn != null) {
       for (File f : alsoIn) {
-        for (String p : tests.problems(module, classes(Collections.singletonList(f)))) {
-          problems.add(p + " (in " + f + ")");
-        }
+        lines.add(classes(Collections.singletonList(f)));
+      }
+    }
+    List<String> problems = new ArrayList<>(tests.problems(module, classes, lines));
+    for (TestClasses line : lines.subList(1, lines.size())) {
+      for (String p : tests.problems(module, line, Collections.<TestClasses>emptyList())) {
+        problems.add(p + " (in " + line.where() + ")");
       }
     }
     if (!problems.isEmpty()) {

@@ -125,6 +125,25 @@ public class UpstreamTestsTest {
   }
 
   @Test
+  public void problems_exclusionOfAMethodOnlyOneLineHas_isNoProblemInTheOther() {
+    UpstreamTests t = UpstreamTests.parse("f", Arrays.asList(
+        "m org.x.r.TestRegion",
+        "  !testAddedLater  flaky upstream",
+        "  !testNowhere  misspelt"));
+    Map<String, TestClasses.Info> m = new TreeMap<>();
+    m.put("org.x.r.TestRegion", info(null, "testFlush", "testAddedLater"));
+    TestClasses newer = new TestClasses(m, "newer.jar");
+    String missing = "m org.x.r.TestRegion: the exclusion !TestRegion#testNowhere names no method"
+        + " testNowhere";
+    // Alone, the older line's classes (no testAddedLater) would report both exclusions.
+    assertEquals(Arrays.asList("m org.x.r.TestRegion: the exclusion !TestRegion#testAddedLater"
+        + " names no method testAddedLater", missing), t.problems("m", classes()));
+    assertEquals(Arrays.asList(missing),
+        t.problems("m", classes(), Arrays.asList(classes(), newer)));
+    assertEquals(Arrays.asList(), t.problems("m", classes(), Arrays.<TestClasses>asList()));
+  }
+
+  @Test
   public void classes_readsTheMethodsAndSuperclassOfARealClassFile() throws Exception {
     File dir = new File(UpstreamTestsTest.class.getProtectionDomain().getCodeSource()
         .getLocation().toURI());
