@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Test;
 
@@ -172,15 +171,15 @@ public class CandidateSelectionTest {
     TestMembers.drainPartitionThreads(member);
     assertEquals(20, TestMembers.store(member, "m", pid).size());
     map.addInterceptor(new HoldAfterPut());
-    HoldAfterPut.reset();
+    HoldAfterPut.GATE.arm();
     try {
       map.set(keys.get(20), new byte[64]);
       assertTrue("the set's afterRun has started",
-          HoldAfterPut.entered.await(10, TimeUnit.SECONDS));
+          HoldAfterPut.GATE.awaitHeld(10));
       assertEquals("entries in partition " + pid + " as the set returns", 21,
           TestMembers.store(member, "m", pid).size());
     } finally {
-      HoldAfterPut.release.countDown();
+      HoldAfterPut.GATE.release();
     }
     map.get(keys.get(0)); // an operation on the partition, queued behind the set
     assertEquals("entries in partition " + pid + " once the set is done", 20,
@@ -189,28 +188,11 @@ public class CandidateSelectionTest {
 
   /** Holds a partition thread in a put's afterRun, before its eviction pass, once armed. */
   static final class HoldAfterPut extends PassThroughInterceptor {
-    static volatile boolean armed;
-    static volatile CountDownLatch entered = new CountDownLatch(0);
-    static volatile CountDownLatch release = new CountDownLatch(0);
-
-    static void reset() {
-      entered = new CountDownLatch(1);
-      release = new CountDownLatch(1);
-      armed = true;
-    }
+    static final HoldGate GATE = new HoldGate();
 
     @Override
     public void afterPut(Object value) {
-      if (!armed) {
-        return;
-      }
-      armed = false;
-      entered.countDown();
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      GATE.hold();
     }
   }
 }

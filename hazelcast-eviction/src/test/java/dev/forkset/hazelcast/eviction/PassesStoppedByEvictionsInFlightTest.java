@@ -9,8 +9,6 @@ import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.test.TestHazelcastInstanceFactory;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Test;
 
@@ -27,8 +25,7 @@ public class PassesStoppedByEvictionsInFlightTest {
 
   @After
   public void shutdown() {
-    HoldEviction.armed = false;
-    HoldEviction.release.countDown();
+    HoldEviction.GATE.release();
     factory.terminateAll();
   }
 
@@ -59,14 +56,14 @@ public class PassesStoppedByEvictionsInFlightTest {
     }
     assertEquals("nothing evicted while filling", 0, metrics.getEvictionCount());
     map.addInterceptor(new HoldEviction());
-    HoldEviction.arm();
+    HoldEviction.GATE.arm();
 
     // 300 KB over: thread 1 frees its share (about 9/10) and hands the rest to thread 0, whose
     // pass evicts its one entry and is held there
     next = nextKeyOf(member, 1, next + 1);
     map.put(next, new byte[300_000]);
     assertTrue("thread 0's pass reached the eviction of its entry",
-        HoldEviction.entered.await(30, TimeUnit.SECONDS));
+        HoldEviction.GATE.awaitHeld(30));
     TestMembers.drainPartitionThreadOf(member, 1);
     long held = TestMembers.cost(member, "m");
     assertTrue("thread 0's eviction alone brings the map within its limit: " + held,
@@ -83,7 +80,7 @@ public class PassesStoppedByEvictionsInFlightTest {
         evictions, metrics.getEvictionCount());
 
     // thread 0 goes on, and has nothing more to evict
-    HoldEviction.release.countDown();
+    HoldEviction.GATE.release();
     TestMembers.drainPartitionThreads(member);
     TestMembers.await("the map back within its limit without a further write", 10,
         () -> TestMembers.cost(member, "m") <= limit,
@@ -108,26 +105,12 @@ public class PassesStoppedByEvictionsInFlightTest {
    * the eviction's reservation is released.
    */
   static final class HoldEviction extends PassThroughInterceptor {
-    static volatile boolean armed;
-    static volatile CountDownLatch entered = new CountDownLatch(0);
-    static volatile CountDownLatch release = new CountDownLatch(0);
-
-    static void arm() {
-      entered = new CountDownLatch(1);
-      release = new CountDownLatch(1);
-      armed = true;
-    }
+    static final HoldGate GATE = new HoldGate();
 
     @Override
     public Object interceptRemove(Object removedValue) {
-      if (armed && removedValue instanceof byte[] && ((byte[]) removedValue).length == HELD_VALUE) {
-        armed = false;
-        entered.countDown();
-        try {
-          release.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+      if (removedValue instanceof byte[] && ((byte[]) removedValue).length == HELD_VALUE) {
+        GATE.hold();
       }
       return removedValue;
     }
