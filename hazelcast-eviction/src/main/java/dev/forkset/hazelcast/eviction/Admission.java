@@ -5,8 +5,11 @@ import com.hazelcast.logging.ILogger;
 import com.hazelcast.map.impl.MapEntries;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -18,8 +21,9 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li>Oversized: an entry whose modelled cost alone exceeds the map's per-member limit is
  *       refused with {@link IllegalArgumentException}, and with it the whole write (all entries
- *       of a putAll or merge batch): evicting every other entry could not make room for it, and
- *       storing it could exhaust the heap.</li>
+ *       of a putAll): evicting every other entry could not make room for it, and storing it
+ *       could exhaust the heap. A split-brain merge batch loses only such entries
+ *       ({@link #mergeDrops}).</li>
  *   <li>Back-pressure: a partition thread frees only its own partitions and hands the rest of an
  *       overshoot to the other threads, so a client that keeps writing large values can outrun
  *       eviction (seen: 26 live 5 MB values against a limit of 18 on a loaded 2-core machine,
@@ -349,11 +353,104 @@ final class Admission {
   }
 
   /**
-   * The WARNING a member logs when it drops one partition's batch of a split-brain merge that
-   * {@code refusal} refused (oversized or in flight): the refusal names the setting, and the
-   * merge goes on with its other batches (see {@link SizeProportionalEvictor#beforeMerge}).
+   * The entries of one partition's batch of a split-brain merge to drop so that the others merge
+   * (custom jars of revision 11 or later; see {@link SizeProportionalEvictor#mergeBatchDrops}):
+   * each entry over the map's limit ({@code costs}: null where nothing is oversized), and, in the
+   * batch's order, each value that would take the values kept before it over the in-flight
+   * allowance together (a later, smaller value may still fit). {@code admit} then admits the kept
+   * entries as any write: back-pressure throws its retryable exception and the whole batch is
+   * retried; a final refusal there (the rules above cannot foresee one unless the map's limit
+   * changed meanwhile) drops the whole batch, as {@link #admitMerge} does. The dropped entries
+   * count as rejected and are named in one WARNING.
+   *
+   * @return the indexes of the entries to drop; empty to merge every entry
    */
-  String mergeBatchDropped(int partitionId, List<Data> values, IllegalArgumentException refusal) {
+  BitSet mergeDrops(ILogger logger, int partitionId, GcAwareEntryCostEstimator costs,
+      List<Data> keys, List<Data> values, BiConsumer<List<Data>, List<Data>> admit) {
+    BitSet dropped = new BitSet(values.size());
+    int oversized = 0;
+    long kept = 0;
+    for (int i = 0; i < values.size(); i++) {
+      Data value = values.get(i);
+      if (value == null) {
+        continue;
+      }
+      if (costs != null && rejectOversized && costs.entryCost(keys.get(i), value) > limit) {
+        dropped.set(i);
+        oversized++;
+      } else if (inFlightAllowance != Long.MAX_VALUE
+          && inFlightBytes(kept + value.totalSize(), backups) > inFlightAllowance) {
+        dropped.set(i);
+      } else {
+        kept += value.totalSize();
+      }
+    }
+    List<Data> keptKeys = keys;
+    List<Data> keptValues = values;
+    if (!dropped.isEmpty()) {
+      keptKeys = new ArrayList<>(keys.size());
+      keptValues = new ArrayList<>(values.size());
+      for (int i = dropped.nextClearBit(0); i < keys.size(); i = dropped.nextClearBit(i + 1)) {
+        keptKeys.add(keys.get(i));
+        keptValues.add(values.get(i));
+      }
+    }
+    try {
+      if (!keptKeys.isEmpty()) {
+        admit.accept(keptKeys, keptValues);
+      }
+    } catch (IllegalArgumentException refused) {
+      metrics.rejected.add(dropped.cardinality());
+      logger.warning(mergeBatchDropped(partitionId, values, refused));
+      dropped.set(0, values.size());
+      return dropped;
+    }
+    if (!dropped.isEmpty()) {
+      metrics.rejected.add(dropped.cardinality());
+      logger.warning(mergeEntriesDropped(partitionId, values, dropped, oversized, costs));
+    }
+    return dropped;
+  }
+
+  /**
+   * The WARNING of {@link #mergeDrops} when it drops some entries of a batch: how many, why, the
+   * settings and the remedies; the batch's other entries are merged.
+   */
+  String mergeEntriesDropped(int partitionId, List<Data> values, BitSet dropped, int oversized,
+      GcAwareEntryCostEstimator costs) {
+    List<Data> refused = new ArrayList<>(dropped.cardinality());
+    for (int i = dropped.nextSetBit(0); i >= 0; i = dropped.nextSetBit(i + 1)) {
+      refused.add(values.get(i));
+    }
+    int count = refused.size();
+    int inFlight = count - oversized;
+    StringBuilder why = new StringBuilder();
+    if (oversized > 0) {
+      why.append(oversized).append(" of them each need more heap on this member than the map's"
+          + " whole per-member limit of ").append(limit).append(" bytes (").append(limitSetting)
+          .append(", under the ").append(costs.model().kind().value).append(" footprint model)");
+    }
+    if (inFlight > 0) {
+      why.append(oversized > 0 ? "; " : "").append(inFlight).append(" of them would take the"
+          + " values merged with them over what one batch may take in flight on a member, (")
+          .append(fixedCopies(backups)).append(" + 2 x ").append(backups).append(" backups) x"
+          + " their size together, more than ").append(inFlightPercent).append("% of this"
+          + " member's max heap of ").append(maxHeap).append(" bytes (")
+          .append(GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name).append("=")
+          .append(inFlightPercent).append(")");
+    }
+    return "Map '" + mapName + "': " + count + " of the " + values.size() + " entries of a"
+        + " split-brain merge batch into partition " + partitionId + " (" + sizes(refused)
+        + ") were refused and are not merged: " + why + ". The batch's remaining "
+        + (values.size() - count) + " entries are merged; the merge goes on with its other"
+        + " batches, and the refused keys keep what this cluster holds for them (rejectedEntries"
+        + " counts the " + count + "). Store smaller values, lower the batch-size of the map's"
+        + " merge policy, raise the map's limit, give the members more heap (-Xmx), or raise "
+        + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".";
+  }
+
+  /** "S serialized bytes together, the largest value L" of {@code values} (nulls count 0). */
+  private static String sizes(List<Data> values) {
     long together = 0;
     long largest = 0;
     for (Data value : values) {
@@ -362,11 +459,20 @@ final class Admission {
         largest = Math.max(largest, value.totalSize());
       }
     }
+    return together + " serialized bytes together, the largest value " + largest;
+  }
+
+  /**
+   * The WARNING a member logs when it drops one partition's batch of a split-brain merge that
+   * {@code refusal} refused (oversized or in flight): the refusal names the setting, and the
+   * merge goes on with its other batches (see {@link SizeProportionalEvictor#beforeMerge}).
+   */
+  String mergeBatchDropped(int partitionId, List<Data> values, IllegalArgumentException refusal) {
     return "Map '" + mapName + "': a split-brain merge batch of " + values.size() + " entries"
-        + " into partition " + partitionId + " (" + together + " serialized bytes together, the"
-        + " largest value " + largest + ") was refused and none of it is merged; the merge goes"
-        + " on with its other batches, and these keys keep what this cluster holds for them"
-        + " (rejectedEntries counts the " + values.size() + "). " + refusal.getMessage();
+        + " into partition " + partitionId + " (" + sizes(values) + ") was refused and none of"
+        + " it is merged; the merge goes on with its other batches, and these keys keep what"
+        + " this cluster holds for them (rejectedEntries counts the " + values.size() + "). "
+        + refusal.getMessage();
   }
 
   private void backPressure(Runnable catchUp) {

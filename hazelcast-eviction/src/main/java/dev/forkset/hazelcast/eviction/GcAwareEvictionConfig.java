@@ -81,8 +81,9 @@ public final class GcAwareEvictionConfig {
       "true", "true, false",
       "Refuse a write whose entry alone exceeds the map's per-member USED_HEAP_SIZE /"
           + " USED_HEAP_PERCENTAGE limit, with IllegalArgumentException to the caller, before"
-          + " anything of it is stored (a split-brain merge batch is dropped whole with a WARNING"
-          + " instead, and the merge goes on with its other batches).");
+          + " anything of it is stored (such an entry of a split-brain merge batch is dropped with"
+          + " a WARNING instead, and the batch's other entries and the merge go on; custom jars"
+          + " before revision 11 drop the whole batch).");
   public static final Setting BACKUPS_FOLLOW_OWNER = add(
       "hazelcast.map.eviction.backups.follow.owner", "false", "true, false",
       "true: under USED_HEAP_SIZE / USED_HEAP_PERCENTAGE a member evicts from the partitions it"
@@ -113,8 +114,9 @@ public final class GcAwareEvictionConfig {
       "hazelcast.map.eviction.inflight.heap.percent", "50", "an integer from 1 to 100, or off",
       "Refuse an owner write of a value that would take more than this share of the member's"
           + " max heap in flight, with IllegalArgumentException to the caller before anything of"
-          + " it is stored (a split-brain merge batch is dropped whole with a WARNING instead, and"
-          + " the merge goes on with its other batches). A value of S serialized bytes is"
+          + " it is stored (in a split-brain merge batch, the values that do not fit are dropped"
+          + " with a WARNING instead, and the batch's other entries and the merge go on; custom"
+          + " jars before revision 11 drop the whole batch). A value of S serialized bytes is"
           + " counted as (3 + 2 x backups) x S,"
           + " one S more with two or more backups: it arrives as one array (and is copied out of"
           + " a member's packet; a client's value that a BINARY map chunks is read into its stored"

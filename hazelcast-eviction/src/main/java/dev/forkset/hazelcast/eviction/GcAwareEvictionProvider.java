@@ -22,6 +22,7 @@ import com.hazelcast.spi.properties.HazelcastProperty;
 import dev.forkset.hazelcast.chunked.ChunkSize;
 import dev.forkset.hazelcast.chunked.ChunkedFrameSink;
 import java.lang.management.ManagementFactory;
+import java.util.BitSet;
 import java.util.List;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -236,6 +237,16 @@ public final class GcAwareEvictionProvider implements MapEvictionProvider {
     }
     return evictor != Evictor.NULL_EVICTOR
         || withoutEviction.beforeMerge(recordStore, values);
+  }
+
+  @Override
+  public BitSet mergeBatchDrops(RecordStore recordStore, Evictor evictor, List<Data> keys,
+      List<Data> values) {
+    if (evictor instanceof SizeProportionalEvictor) {
+      return ((SizeProportionalEvictor) evictor).mergeBatchDrops(recordStore, keys, values);
+    }
+    return evictor == Evictor.NULL_EVICTOR
+        ? withoutEviction.mergeBatchDrops(recordStore, keys, values) : new BitSet();
   }
 
   @Override

@@ -10,6 +10,7 @@ import com.hazelcast.spi.impl.NodeEngine;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 
@@ -85,6 +86,22 @@ final class MapsWithoutEviction {
     Admission admission = admission(store);
     return admission.admitMerge(nodeEngine.getLogger(MapsWithoutEviction.class),
         store.getPartitionId(), values, () -> admission.checkInFlight(values));
+  }
+
+  /**
+   * The same with the values over the in-flight allowance together dropped one by one instead of
+   * the whole batch (custom jars of revision 11 or later; {@link Admission#mergeDrops}).
+   *
+   * @return the indexes of the entries to drop
+   */
+  BitSet mergeBatchDrops(RecordStore<?> store, List<Data> keys, List<Data> values) {
+    if (fitsAnyMap(sum(values))) {
+      return new BitSet();
+    }
+    Admission admission = admission(store);
+    return admission.mergeDrops(nodeEngine.getLogger(MapsWithoutEviction.class),
+        store.getPartitionId(), null, keys, values,
+        (keptKeys, keptValues) -> admission.checkInFlight(keptValues));
   }
 
   /** A value a single-key entry processor computed. */

@@ -22,6 +22,7 @@ import com.hazelcast.spi.impl.operationservice.OperationService;
 import com.hazelcast.spi.impl.operationservice.impl.OperationServiceImpl;
 import dev.forkset.hazelcast.chunked.ChunkSize;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Random;
 
@@ -336,6 +337,20 @@ public final class SizeProportionalEvictor implements Evictor {
   boolean beforeMerge(RecordStore<?> store, List<Data> keys, List<Data> values) {
     return admission.admitMerge(nodeEngine.getLogger(SizeProportionalEvictor.class),
         store.getPartitionId(), values, () -> beforeWrite(store, keys, values));
+  }
+
+  /**
+   * The same with the entries that do not fit dropped one by one instead of the whole batch
+   * (custom jars of revision 11 or later ask this in place of {@link #beforeMerge}): an entry over
+   * the map's limit, values over the in-flight allowance together ({@link Admission#mergeDrops});
+   * the batch's other entries merge, and are admitted as any write.
+   *
+   * @return the indexes of the entries to drop
+   */
+  BitSet mergeBatchDrops(RecordStore<?> store, List<Data> keys, List<Data> values) {
+    return admission.mergeDrops(nodeEngine.getLogger(SizeProportionalEvictor.class),
+        store.getPartitionId(), heapPolicy ? estimatorOf(store) : null, keys, values,
+        (keptKeys, keptValues) -> beforeWrite(store, keptKeys, keptValues));
   }
 
   /** The size check of a value a single-key entry processor computed, before it is stored. */

@@ -2,6 +2,7 @@ package dev.forkset.hazelcast.eviction;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -9,10 +10,13 @@ import static org.junit.Assert.fail;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
+import com.hazelcast.logging.Logger;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.map.impl.record.SimpleRecord;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -189,6 +193,71 @@ public class AdmissionTest {
     assertTrue(refusal.getMessage(),
         refusal.getMessage().contains("(hazelcast.map.eviction.inflight.heap.percent=25)"));
     assertEquals(3, metrics.getRejectedEntries());
+  }
+
+  /**
+   * A split-brain merge batch loses only the entries that do not fit: each one over the map's
+   * limit, and in the batch's order each value that would take the values kept before it over
+   * the in-flight allowance; the others are admitted as a batch of only them.
+   */
+  @Test
+  public void mergeDrops_dropsOversizedEntriesAndTheValuesThatDoNotFitTogether() {
+    // limit 10 MB; one backup and 25% of 256 MB: 5 x the values together within 64 MB
+    Admission a = new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true, () -> 0, metrics, 1, 25,
+        256L << 20);
+    List<Data> keys = Arrays.asList(data(1), data(2), data(3), data(4), data(5));
+    List<Data> values = Arrays.asList(data(new byte[11 << 20]), data(new byte[6 << 20]),
+        data(new byte[7 << 20]), data(new byte[100]), data(new byte[6 << 20]));
+    List<List<Data>> admitted = new ArrayList<>();
+    BitSet dropped = a.mergeDrops(Logger.noLogger(), 17, costs, keys, values, (k, v) -> {
+      admitted.add(k);
+      admitted.add(v);
+    });
+    // 11 MB is over the limit; 6 + 7 MB would take 65 MB in flight; 6 + 0 + 6 MB take 60 MB
+    assertEquals("{0, 2}", dropped.toString());
+    assertEquals(Arrays.asList(Arrays.asList(keys.get(1), keys.get(3), keys.get(4)),
+        Arrays.asList(values.get(1), values.get(3), values.get(4))), admitted);
+    assertEquals(2, metrics.getRejectedEntries());
+    String warning = a.mergeEntriesDropped(17, values, dropped, 1, costs);
+    assertTrue(warning, warning.startsWith("Map 'm': 2 of the 5 entries of a split-brain merge"
+        + " batch into partition 17 (" + (values.get(0).totalSize() + values.get(2).totalSize())
+        + " serialized bytes together, the largest value " + values.get(0).totalSize() + ") were"
+        + " refused and are not merged: 1 of them each need more heap on this member than the"
+        + " map's whole per-member limit of " + LIMIT + " bytes (USED_HEAP_SIZE 10, under the"));
+    assertTrue(warning, warning.contains("; 1 of them would take the values merged with them"
+        + " over what one batch may take in flight on a member, (3 + 2 x 1 backups) x their size"
+        + " together, more than 25% of this member's max heap of 268435456 bytes"
+        + " (hazelcast.map.eviction.inflight.heap.percent=25). The batch's remaining 3 entries"
+        + " are merged;"));
+  }
+
+  @Test
+  public void mergeDrops_batchThatFits_isAdmittedWhole_andARefusalThereDropsItWhole() {
+    Admission a = new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true, () -> 0, metrics, 1, 25,
+        256L << 20);
+    List<Data> keys = Arrays.asList(data(1), data(2));
+    List<Data> values = Arrays.asList(data(new byte[100]), data(new byte[200]));
+    List<List<Data>> admitted = new ArrayList<>();
+    assertTrue(a.mergeDrops(Logger.noLogger(), 3, costs, keys, values, (k, v) -> {
+      admitted.add(k);
+      admitted.add(v);
+    }).isEmpty());
+    assertEquals(Arrays.asList(keys, values), admitted);
+    // a refusal the rules could not foresee (the limit lowered meanwhile): the whole batch
+    BitSet dropped = a.mergeDrops(Logger.noLogger(), 3, costs, keys, values, (k, v) -> {
+      throw new IllegalArgumentException("refused");
+    });
+    assertEquals("{0, 1}", dropped.toString());
+    assertEquals(0, metrics.getRejectedEntries());
+    // a retryable refusal (back-pressure) has the batch retried
+    try {
+      a.mergeDrops(Logger.noLogger(), 3, costs, keys, values, (k, v) -> {
+        throw new RetryableHazelcastException("later");
+      });
+      fail("not retried");
+    } catch (RetryableHazelcastException expected) {
+      assertFalse(expected.getMessage().isEmpty());
+    }
   }
 
   /**

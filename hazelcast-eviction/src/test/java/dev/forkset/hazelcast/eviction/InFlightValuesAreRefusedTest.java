@@ -164,7 +164,7 @@ public class InFlightValuesAreRefusedTest {
   }
 
   @Test
-  public void mergeBatch_withOneValueTooLarge_isDroppedWhole_withoutFailingTheMerge()
+  public void mergeBatch_withOneValueTooLarge_dropsOnlyThatEntry_withoutFailingTheMerge()
       throws Exception {
     long rejected = 0;
     for (String name : Arrays.asList("heap", "plain")) {
@@ -172,43 +172,77 @@ public class InFlightValuesAreRefusedTest {
       map.put(-1, new byte[16]);
       List<Integer> keys = keysOfPartitionOf0(4);
       // dropped, not failed: a failed merge invocation would end the merging member's whole merge
-      Object merged = merge(name, keys, 2);
-      assertEquals(name + ": the response of a dropped batch: nothing merged", Boolean.FALSE,
-          merged);
-      rejected += keys.size();
-      assertEquals(name + ": each entry of the dropped batch", rejected,
+      assertEquals(name + ": the response of a batch whose other entries merged", Boolean.TRUE,
+          merge(name, keys, 2));
+      rejected += 1;
+      assertEquals(name + ": the dropped entry", rejected,
           TestMembers.metrics(member).getRejectedEntries()
               + TestMembers.metrics(other).getRejectedEntries());
-      for (Integer key : keys) {
-        assertFalse(name + ": key " + key, map.containsKey(key));
+      for (int i = 0; i < keys.size(); i++) {
+        assertEquals(name + ": key " + keys.get(i), i != 2, map.containsKey(keys.get(i)));
       }
-      assertReplicasHold(name, 1);
+      assertReplicasHold(name, 4);
+      assertEquals(name + ": a batch of only the dropped entry merges nothing", Boolean.FALSE,
+          merge(name, keys.subList(2, 3), 0));
+      rejected += 1;
+      assertFalse(name + ": key " + keys.get(2), map.containsKey(keys.get(2)));
+      assertReplicasHold(name, 4);
       assertEquals(name + ": a batch that fits merges", Boolean.TRUE, merge(name, keys, -1));
       assertReplicasHold(name, 5);
+      assertEquals(name + ": rejected entries", rejected,
+          TestMembers.metrics(member).getRejectedEntries()
+              + TestMembers.metrics(other).getRejectedEntries());
     }
   }
 
-  /** The steps engine's path (MergeOpSteps) runs a dropped batch as an empty one too. */
+  /**
+   * Values that each fit the allowance but not together: in the batch's order, each value that
+   * would take the values kept before it over the allowance is dropped, and a later, smaller one
+   * still merges.
+   */
   @Test
-  public void mergeBatch_withOffloadedMapStore_isDroppedWhole_andTheNextBatchMerges()
+  public void mergeBatch_overTheAllowanceTogether_dropsTheValuesThatDoNotFit() throws Exception {
+    // 5 x half is just over half the allowance: one fits with small values, two do not
+    int half = tooLarge / 2;
+    for (String name : Arrays.asList("heap", "plain")) {
+      IMap<Integer, byte[]> map = member.getMap(name);
+      List<Integer> keys = keysOfPartitionOf0(4);
+      assertEquals(name, Boolean.TRUE, merge(name, keys, half, 1024, half, 1024));
+      assertEquals(name + ": key " + keys.get(0), half, map.get(keys.get(0)).length);
+      assertEquals(name + ": key " + keys.get(1), 1024, map.get(keys.get(1)).length);
+      assertFalse(name + ": key " + keys.get(2), map.containsKey(keys.get(2)));
+      assertEquals(name + ": key " + keys.get(3), 1024, map.get(keys.get(3)).length);
+      assertReplicasHold(name, 3);
+    }
+    assertEquals("the dropped entries", 2, TestMembers.metrics(member).getRejectedEntries()
+        + TestMembers.metrics(other).getRejectedEntries());
+  }
+
+  /**
+   * The steps engine's path (MergeOpSteps) runs a batch without its dropped entries too: the
+   * MapStore sees only the merged ones.
+   */
+  @Test
+  public void mergeBatch_withOffloadedMapStore_dropsOnlyThatEntry_andTheNextBatchMerges()
       throws Exception {
     WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.clear();
     IMap<Integer, byte[]> map = member.getMap("stored");
     map.put(-1, new byte[16]);
     List<Integer> keys = keysOfPartitionOf0(4);
-    assertEquals(Boolean.FALSE, merge("stored", keys.subList(0, 2), 1));
-    for (Integer key : keys.subList(0, 2)) {
-      assertFalse("key " + key, map.containsKey(key));
-      assertNull("the MapStore saw key " + key,
-          WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(key));
-    }
+    assertEquals(Boolean.TRUE, merge("stored", keys.subList(0, 2), 1));
+    assertEquals(1024, map.get(keys.get(0)).length);
+    assertEquals(Integer.valueOf(1),
+        WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(keys.get(0)));
+    assertFalse("key " + keys.get(1), map.containsKey(keys.get(1)));
+    assertNull("the MapStore saw key " + keys.get(1),
+        WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(keys.get(1)));
     assertEquals(Boolean.TRUE, merge("stored", keys.subList(2, 4), -1));
     for (Integer key : keys.subList(2, 4)) {
       assertEquals(1024, map.get(key).length);
       assertEquals(Integer.valueOf(1),
           WritesAreAdmittedBeforeTheyAreStoredTest.RecordingStore.STORED.get(key));
     }
-    assertReplicasHold("stored", 3);
+    assertReplicasHold("stored", 4);
   }
 
   /** {@code n} keys of the partition of key 0. */
@@ -240,11 +274,20 @@ public class InFlightValuesAreRefusedTest {
    * owner, values of 1 KB but the one at {@code tooLargeAt}; its response.
    */
   private Object merge(String mapName, List<Integer> keys, int tooLargeAt) throws Exception {
+    int[] sizes = new int[keys.size()];
+    for (int i = 0; i < sizes.length; i++) {
+      sizes[i] = i == tooLargeAt ? tooLarge : 1024;
+    }
+    return merge(mapName, keys, sizes);
+  }
+
+  /** The same with values of {@code sizes} bytes. */
+  private Object merge(String mapName, List<Integer> keys, int... sizes) throws Exception {
     SerializationService ss = TestMembers.nodeEngine(member).getSerializationService();
     List<MapMergeTypes<Object, Object>> entries = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
       Data key = ss.toData(keys.get(i));
-      Data value = ss.toData(new byte[i == tooLargeAt ? tooLarge : 1024]);
+      Data value = ss.toData(new byte[sizes[i]]);
       entries.add(new MapMergingEntryImpl<Object, Object>(ss).setKey(key).setValue(value)
           .setCreationTime(1).setLastAccessTime(1).setLastUpdateTime(1));
     }
