@@ -358,10 +358,10 @@ final class Admission {
    * each entry over the map's limit ({@code costs}: null where nothing is oversized), and, in the
    * batch's order, each value that would take the values kept before it over the in-flight
    * allowance together (a later, smaller value may still fit). {@code admit} then admits the kept
-   * entries as any write: back-pressure throws its retryable exception and the whole batch is
-   * retried; a final refusal there (the rules above cannot foresee one unless the map's limit
-   * changed meanwhile) drops the whole batch, as {@link #admitMerge} does. The dropped entries
-   * count as rejected and are named in one WARNING.
+   * entries as any write: back-pressure throws its retryable exception before anything is counted
+   * or logged, and the whole batch is retried; a final refusal there would be a check this
+   * selection does not mirror, and drops the whole batch, as {@link #admitMerge} does. The dropped
+   * entries count as rejected and are named in one WARNING.
    *
    * @return the indexes of the entries to drop; empty to merge every entry
    */
@@ -369,6 +369,7 @@ final class Admission {
       List<Data> keys, List<Data> values, BiConsumer<List<Data>, List<Data>> admit) {
     BitSet dropped = new BitSet(values.size());
     int oversized = 0;
+    int alone = 0;
     long kept = 0;
     for (int i = 0; i < values.size(); i++) {
       Data value = values.get(i);
@@ -381,6 +382,7 @@ final class Admission {
       } else if (inFlightAllowance != Long.MAX_VALUE
           && inFlightBytes(kept + value.totalSize(), backups) > inFlightAllowance) {
         dropped.set(i);
+        alone += inFlightBytes(value.totalSize(), backups) > inFlightAllowance ? 1 : 0;
       } else {
         kept += value.totalSize();
       }
@@ -407,46 +409,61 @@ final class Admission {
     }
     if (!dropped.isEmpty()) {
       metrics.rejected.add(dropped.cardinality());
-      logger.warning(mergeEntriesDropped(partitionId, values, dropped, oversized, costs));
+      logger.warning(mergeEntriesDropped(partitionId, values, dropped, oversized, alone, costs));
     }
     return dropped;
   }
 
   /**
-   * The WARNING of {@link #mergeDrops} when it drops some entries of a batch: how many, why, the
-   * settings and the remedies; the batch's other entries are merged.
+   * The WARNING of {@link #mergeDrops} when it drops some entries of a batch: how many, why
+   * ({@code oversized} over the map's limit, {@code alone} over the in-flight allowance by
+   * themselves, the rest over it with the values kept before them), the settings and the remedies
+   * for those reasons; the batch's other entries are merged.
    */
   String mergeEntriesDropped(int partitionId, List<Data> values, BitSet dropped, int oversized,
-      GcAwareEntryCostEstimator costs) {
+      int alone, GcAwareEntryCostEstimator costs) {
     List<Data> refused = new ArrayList<>(dropped.cardinality());
     for (int i = dropped.nextSetBit(0); i >= 0; i = dropped.nextSetBit(i + 1)) {
       refused.add(values.get(i));
     }
     int count = refused.size();
-    int inFlight = count - oversized;
-    StringBuilder why = new StringBuilder();
+    int together = count - oversized - alone;
+    List<String> why = new ArrayList<>();
     if (oversized > 0) {
-      why.append(oversized).append(" of them each need more heap on this member than the map's"
-          + " whole per-member limit of ").append(limit).append(" bytes (").append(limitSetting)
-          .append(", under the ").append(costs.model().kind().value).append(" footprint model)");
+      why.add(oversized + " over the map's whole per-member limit of " + limit + " bytes ("
+          + limitSetting + ", under the " + costs.model().kind().value + " footprint model)");
     }
-    if (inFlight > 0) {
-      why.append(oversized > 0 ? "; " : "").append(inFlight).append(" of them would take the"
-          + " values merged with them over what one batch may take in flight on a member, (")
-          .append(fixedCopies(backups)).append(" + 2 x ").append(backups).append(" backups) x"
-          + " their size together, more than ").append(inFlightPercent).append("% of this"
-          + " member's max heap of ").append(maxHeap).append(" bytes (")
-          .append(GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name).append("=")
-          .append(inFlightPercent).append(")");
+    String rule = " what one write may take in flight on a member, (" + fixedCopies(backups)
+        + " + 2 x " + backups + " backups) x the size, more than " + inFlightPercent + "% of this"
+        + " member's max heap of " + maxHeap + " bytes ("
+        + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + "=" + inFlightPercent + ")";
+    if (alone > 0) {
+      why.add(alone + " each alone over" + rule);
+    }
+    if (together > 0) {
+      why.add(together + " over" + rule.replace("the size", "their size together")
+          + " with the values kept before them in the batch");
+    }
+    List<String> remedies = new ArrayList<>();
+    remedies.add("store smaller values");
+    if (oversized > 0) {
+      remedies.add("raise the map's limit");
+    }
+    if (together > 0) {
+      remedies.add("lower the batch-size of the map's merge policy");
+    }
+    if (alone + together > 0) {
+      remedies.add("give the members more heap (-Xmx)");
+      remedies.add("raise " + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name);
     }
     return "Map '" + mapName + "': " + count + " of the " + values.size() + " entries of a"
         + " split-brain merge batch into partition " + partitionId + " (" + sizes(refused)
-        + ") were refused and are not merged: " + why + ". The batch's remaining "
-        + (values.size() - count) + " entries are merged; the merge goes on with its other"
-        + " batches, and the refused keys keep what this cluster holds for them (rejectedEntries"
-        + " counts the " + count + "). Store smaller values, lower the batch-size of the map's"
-        + " merge policy, raise the map's limit, give the members more heap (-Xmx), or raise "
-        + GcAwareEvictionConfig.INFLIGHT_HEAP_PERCENT.name + ".";
+        + ") were refused and are not merged: " + String.join("; ", why) + ". The batch's"
+        + " remaining " + (values.size() - count) + " entries are merged; the merge goes on with"
+        + " its other batches, and the refused keys keep what this cluster holds for them"
+        + " (rejectedEntries counts the " + count + "). To merge such entries, "
+        + String.join(", ", remedies.subList(0, remedies.size() - 1))
+        + (remedies.size() > 1 ? ", or " : "") + remedies.get(remedies.size() - 1) + ".";
   }
 
   /** "S serialized bytes together, the largest value L" of {@code values} (nulls count 0). */

@@ -10,10 +10,11 @@ import static org.junit.Assert.fail;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
-import com.hazelcast.logging.Logger;
+import com.hazelcast.logging.ILogger;
 import com.hazelcast.map.impl.record.Record;
 import com.hazelcast.map.impl.record.SimpleRecord;
 import com.hazelcast.spi.exception.RetryableHazelcastException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -195,68 +196,148 @@ public class AdmissionTest {
     assertEquals(3, metrics.getRejectedEntries());
   }
 
+  /** The messages logged at WARNING through the returned logger. */
+  private static ILogger warningsTo(List<String> warnings) {
+    return (ILogger) Proxy.newProxyInstance(ILogger.class.getClassLoader(),
+        new Class<?>[] {ILogger.class}, (proxy, method, args) -> {
+          if (method.getName().equals("warning") && args.length == 1 && args[0] instanceof String) {
+            warnings.add((String) args[0]);
+          } else if (method.getName().startsWith("is")) {
+            return true; // isLoggable, isWarningEnabled, ...
+          }
+          return method.getReturnType() == boolean.class ? false : null;
+        });
+  }
+
+  /** A member of 256 MB with the setting at 25% (64 MB in flight), one backup, limit 10 MB. */
+  private Admission mergeAdmission() {
+    return new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true, () -> 0, metrics, 1, 25,
+        256L << 20);
+  }
+
   /**
    * A split-brain merge batch loses only the entries that do not fit: each one over the map's
    * limit, and in the batch's order each value that would take the values kept before it over
-   * the in-flight allowance; the others are admitted as a batch of only them.
+   * the in-flight allowance; the others are admitted as a batch of only them, and one WARNING
+   * says why, with the remedies for those reasons.
    */
   @Test
   public void mergeDrops_dropsOversizedEntriesAndTheValuesThatDoNotFitTogether() {
-    // limit 10 MB; one backup and 25% of 256 MB: 5 x the values together within 64 MB
-    Admission a = new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true, () -> 0, metrics, 1, 25,
-        256L << 20);
     List<Data> keys = Arrays.asList(data(1), data(2), data(3), data(4), data(5));
     List<Data> values = Arrays.asList(data(new byte[11 << 20]), data(new byte[6 << 20]),
         data(new byte[7 << 20]), data(new byte[100]), data(new byte[6 << 20]));
     List<List<Data>> admitted = new ArrayList<>();
-    BitSet dropped = a.mergeDrops(Logger.noLogger(), 17, costs, keys, values, (k, v) -> {
-      admitted.add(k);
-      admitted.add(v);
-    });
+    List<String> warnings = new ArrayList<>();
+    BitSet dropped = mergeAdmission().mergeDrops(warningsTo(warnings), 17, costs, keys, values,
+        (k, v) -> {
+          admitted.add(k);
+          admitted.add(v);
+        });
     // 11 MB is over the limit; 6 + 7 MB would take 65 MB in flight; 6 + 0 + 6 MB take 60 MB
     assertEquals("{0, 2}", dropped.toString());
     assertEquals(Arrays.asList(Arrays.asList(keys.get(1), keys.get(3), keys.get(4)),
         Arrays.asList(values.get(1), values.get(3), values.get(4))), admitted);
     assertEquals(2, metrics.getRejectedEntries());
-    String warning = a.mergeEntriesDropped(17, values, dropped, 1, costs);
+    assertEquals(1, warnings.size());
+    String warning = warnings.get(0);
     assertTrue(warning, warning.startsWith("Map 'm': 2 of the 5 entries of a split-brain merge"
         + " batch into partition 17 (" + (values.get(0).totalSize() + values.get(2).totalSize())
         + " serialized bytes together, the largest value " + values.get(0).totalSize() + ") were"
-        + " refused and are not merged: 1 of them each need more heap on this member than the"
-        + " map's whole per-member limit of " + LIMIT + " bytes (USED_HEAP_SIZE 10, under the"));
-    assertTrue(warning, warning.contains("; 1 of them would take the values merged with them"
-        + " over what one batch may take in flight on a member, (3 + 2 x 1 backups) x their size"
-        + " together, more than 25% of this member's max heap of 268435456 bytes"
-        + " (hazelcast.map.eviction.inflight.heap.percent=25). The batch's remaining 3 entries"
-        + " are merged;"));
+        + " refused and are not merged: 1 over the map's whole per-member limit of " + LIMIT
+        + " bytes (USED_HEAP_SIZE 10, under the "));
+    assertTrue(warning, warning.contains("; 1 over what one write may take in flight on a member,"
+        + " (3 + 2 x 1 backups) x their size together, more than 25% of this member's max heap of"
+        + " 268435456 bytes (hazelcast.map.eviction.inflight.heap.percent=25) with the values kept"
+        + " before them in the batch. The batch's remaining 3 entries are merged;"));
+    assertTrue(warning, warning.endsWith("(rejectedEntries counts the 2). To merge such entries,"
+        + " store smaller values, raise the map's limit, lower the batch-size of the map's merge"
+        + " policy, give the members more heap (-Xmx), or raise"
+        + " hazelcast.map.eviction.inflight.heap.percent."));
+  }
+
+  @Test
+  public void mergeDrops_valueOverTheAllowanceAlone_isNamedSo_withoutTheBatchSizeRemedy() {
+    List<Data> values = Arrays.asList(data(new byte[100]), data(new byte[13 << 20]));
+    List<String> warnings = new ArrayList<>();
+    // no heap policy (costs null): 5 x 13 MB = 65 MB alone over 64 MB
+    BitSet dropped = mergeAdmission().mergeDrops(warningsTo(warnings), 3, null,
+        Arrays.asList(data(1), data(2)), values, (k, v) -> { });
+    assertEquals("{1}", dropped.toString());
+    assertEquals(1, warnings.size());
+    assertTrue(warnings.get(0), warnings.get(0).contains("were refused and are not merged: 1 each"
+        + " alone over what one write may take in flight on a member, (3 + 2 x 1 backups) x the"
+        + " size, more than 25% of this member's max heap of 268435456 bytes"
+        + " (hazelcast.map.eviction.inflight.heap.percent=25). The batch's remaining 1 entries"));
+    assertTrue(warnings.get(0), warnings.get(0).endsWith("To merge such entries, store smaller"
+        + " values, give the members more heap (-Xmx), or raise"
+        + " hazelcast.map.eviction.inflight.heap.percent."));
+    assertEquals(1, metrics.getRejectedEntries());
   }
 
   @Test
   public void mergeDrops_batchThatFits_isAdmittedWhole_andARefusalThereDropsItWhole() {
-    Admission a = new Admission("m", LIMIT, "USED_HEAP_SIZE 10", true, () -> 0, metrics, 1, 25,
-        256L << 20);
     List<Data> keys = Arrays.asList(data(1), data(2));
     List<Data> values = Arrays.asList(data(new byte[100]), data(new byte[200]));
     List<List<Data>> admitted = new ArrayList<>();
-    assertTrue(a.mergeDrops(Logger.noLogger(), 3, costs, keys, values, (k, v) -> {
-      admitted.add(k);
-      admitted.add(v);
-    }).isEmpty());
+    List<String> warnings = new ArrayList<>();
+    assertTrue(mergeAdmission().mergeDrops(warningsTo(warnings), 3, costs, keys, values,
+        (k, v) -> {
+          admitted.add(k);
+          admitted.add(v);
+        }).isEmpty());
     assertEquals(Arrays.asList(keys, values), admitted);
-    // a refusal the rules could not foresee (the limit lowered meanwhile): the whole batch
-    BitSet dropped = a.mergeDrops(Logger.noLogger(), 3, costs, keys, values, (k, v) -> {
-      throw new IllegalArgumentException("refused");
-    });
+    assertEquals(Collections.emptyList(), warnings);
+    // a final refusal the selection does not mirror: the whole batch, with the whole-batch WARNING
+    BitSet dropped = mergeAdmission().mergeDrops(warningsTo(warnings), 3, costs, keys, values,
+        (k, v) -> {
+          throw new IllegalArgumentException("refused");
+        });
     assertEquals("{0, 1}", dropped.toString());
-    assertEquals(0, metrics.getRejectedEntries());
-    // a retryable refusal (back-pressure) has the batch retried
+    assertEquals(1, warnings.size());
+    assertTrue(warnings.get(0), warnings.get(0).startsWith("Map 'm': a split-brain merge batch of"
+        + " 2 entries into partition 3 ("));
+    assertTrue(warnings.get(0), warnings.get(0).endsWith("none of it is merged; the merge goes on"
+        + " with its other batches, and these keys keep what this cluster holds for them"
+        + " (rejectedEntries counts the 2). refused"));
+  }
+
+  @Test
+  public void mergeDrops_retryableRefusal_ofABatchWithDrops_countsAndLogsNothing() {
+    List<Data> values = Arrays.asList(data(new byte[11 << 20]), data(new byte[100]));
+    List<String> warnings = new ArrayList<>();
     try {
-      a.mergeDrops(Logger.noLogger(), 3, costs, keys, values, (k, v) -> {
+      mergeAdmission().mergeDrops(warningsTo(warnings), 3, costs,
+          Arrays.asList(data(1), data(2)), values, (k, v) -> {
+            throw new RetryableHazelcastException("later");
+          });
+      fail("not retried");
+    } catch (RetryableHazelcastException expected) {
+      assertEquals("later", expected.getMessage());
+    }
+    assertEquals(0, metrics.getRejectedEntries());
+    assertEquals(Collections.emptyList(), warnings);
+  }
+
+  /** The whole-batch drop a custom jar before revision 11 asks for (beforeMerge). */
+  @Test
+  public void admitMerge_finalRefusal_dropsTheBatchWithAWarning_retryableIsThrown() {
+    List<Data> values = Arrays.asList(data(new byte[100]), data(new byte[200]));
+    List<String> warnings = new ArrayList<>();
+    assertTrue(mergeAdmission().admitMerge(warningsTo(warnings), 5, values, () -> { }));
+    assertEquals(Collections.emptyList(), warnings);
+    assertFalse(mergeAdmission().admitMerge(warningsTo(warnings), 5, values, () -> {
+      throw new IllegalArgumentException("refused");
+    }));
+    assertEquals(1, warnings.size());
+    assertTrue(warnings.get(0), warnings.get(0).startsWith("Map 'm': a split-brain merge batch of"
+        + " 2 entries into partition 5 ("));
+    try {
+      mergeAdmission().admitMerge(warningsTo(warnings), 5, values, () -> {
         throw new RetryableHazelcastException("later");
       });
       fail("not retried");
     } catch (RetryableHazelcastException expected) {
-      assertFalse(expected.getMessage().isEmpty());
+      assertEquals(1, warnings.size());
     }
   }
 

@@ -40,7 +40,7 @@ import java.util.logging.Level;
  */
 public class RefusedMergeBatchTest extends SplitBrainTestSupport {
   private static final int SMALL = 100;
-  /** One eighth of the allowance: (3 + 2 x 1) x value fits alone, 3 of them together do not. */
+  /** One eighth of the allowance: (3 + 2 x 1) x value fits alone, 2 of them together do not. */
   private final int large = (int) (Runtime.getRuntime().maxMemory() / 100 / 8);
   private final List<String> warnings = new CopyOnWriteArrayList<>();
   private final List<Integer> largeKeys = new ArrayList<>();
